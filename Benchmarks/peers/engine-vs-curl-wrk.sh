@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Engine throughput against its peers, measured side by side in one run on this machine:
+#   trawl bench -c 64  vs  curl --parallel --parallel-max 64 (same libcurl)  vs  wrk -c 64 -t 2 (ceiling)
+# over nginx on loopback serving a ~600-byte JSON file, in interleaved rounds (the machines are noisy;
+# compare the per-round ratios, not absolute numbers). Also reports client CPU per request and the
+# peak RSS of `trawl get` streaming a 1 GB body to a consumer that reads slowly (--limit-rate).
+#
+# Usage: Benchmarks/peers/engine-vs-curl-wrk.sh [ROUNDS] [REQUESTS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-3}
+requests=${2:-50000}
+
+scripts/ensure-deps nginx-light wrk time curl >/dev/null
+swift build -c release --product trawl >&2
+trawl=$PWD/.build/release/trawl
+
+work=$(mktemp -d /tmp/trawl-bench.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+mkdir -p "$work/www" "$work/logs"
+python3 - "$work/www/small.json" <<'PY'
+import json, sys
+items = [{"id": 1000 + i, "name": f"item-{i}", "active": i % 2 == 0, "score": i * 1.5,
+          "tags": ["alpha", "beta"]} for i in range(6)]
+doc = json.dumps({"items": items, "next_cursor": "abc123", "total_count": 6})
+open(sys.argv[1], "w").write(doc)
+print(f"small.json: {len(doc)} bytes", file=sys.stderr)
+PY
+truncate -s 1G "$work/www/big.bin"
+chmod -R a+rX "$work"  # nginx workers drop root
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    default_type application/json;
+    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
+    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+        location /s/ { try_files /small.json =404; }
+    }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 0.5
+base="http://127.0.0.1:$port"
+curl -sf "$base/s/1" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
+
+cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time output
+    awk '/User time/ {u=$4} /System time/ {s=$4} END {printf "%.0f", (u+s)*1e6}' "$1"
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "versions: $($trawl --help >/dev/null && echo trawl) · $(curl --version | head -1 | cut -d' ' -f1-2) · $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) · nginx $(nginx -v 2>&1 | cut -d/ -f2)"
+echo "workload: GET $(stat -c %s "$work/www/small.json")-byte JSON, HTTP/1.1 keep-alive, 64 concurrent, $requests requests per client, $rounds rounds"
+printf "%-6s %12s %12s %12s %10s %10s %12s %12s\n" round trawl_rps curl_rps wrk_rps "t/curl" "t/wrk" trawl_us/req curl_us/req
+for r in $(seq 1 "$rounds"); do
+    /usr/bin/time -v -o "$work/t.time" "$trawl" bench -c 64 -n "$requests" --json "$base/s/a" > "$work/t.json"
+    t_rps=$(python3 -c "import json;print(round(json.load(open('$work/t.json'))['requests_per_s']))")
+    t_cpu=$(( $(cpu_us "$work/t.time") / requests ))
+
+    start=$(date +%s.%N)
+    /usr/bin/time -v -o "$work/c.time" curl -s --no-progress-meter --parallel --parallel-max 64 -o /dev/null "$base/s/[1-$requests]" 2>/dev/null
+    end=$(date +%s.%N)
+    c_rps=$(python3 -c "print(round($requests / ($end - $start)))")
+    c_cpu=$(( $(cpu_us "$work/c.time") / requests ))
+
+    w_rps=$(wrk -c 64 -t 2 -d 5s "$base/s/a" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+    printf "%-6s %12s %12s %12s %10s %10s %12s %12s\n" "$r" "$t_rps" "$c_rps" "$w_rps" \
+        "$(python3 -c "print(f'{$t_rps/$c_rps:.2f}x')")" "$(python3 -c "print(f'{$t_rps/$w_rps:.2f}x')")" "$t_cpu" "$c_cpu"
+done
+
+echo
+echo "streaming 1 GB to a consumer reading at 200 MB/s (back-pressure pauses the transfer):"
+/usr/bin/time -v -o "$work/g.time" "$trawl" get "$base/big.bin" -o /dev/null --limit-rate 200000000
+awk '/Maximum resident/ {printf "  trawl get peak RSS: %.1f MB\n", $6/1024} /Elapsed/ {print "  elapsed: " $8}' "$work/g.time"

@@ -1,0 +1,69 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (each depends only on those below it):
+//   trawl (CLI) -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
+// TrawlTestServer (SwiftNIO) is used by the CLI and the tests, never by the library products.
+let package = Package(
+    name: "Trawl",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TrawlEngine", targets: ["TrawlEngine"]),
+        .library(name: "TrawlJSON", targets: ["TrawlJSON"]),
+        .library(name: "Trawl", targets: ["Trawl"]),
+        .executable(name: "trawl", targets: ["trawl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            path: "CShims/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CYajl",
+            path: "CShims/CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"])]
+        ),
+        .target(
+            name: "TrawlEngine",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TrawlJSON", dependencies: ["CYajl", "TrawlEngine"]),
+        .target(name: "Trawl", dependencies: ["TrawlEngine", "TrawlJSON"]),
+        .target(
+            name: "TrawlTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "trawl",
+            dependencies: [
+                "Trawl",
+                "TrawlEngine",
+                "TrawlJSON",
+                "TrawlTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TrawlEngineTests", dependencies: ["TrawlEngine", "TrawlTestServer"]),
+        .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlTestServer"]),
+        .testTarget(name: "TrawlTests", dependencies: ["Trawl", "TrawlTestServer"]),
+        .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,89 @@
+/// An HTTP client driven by one libcurl multi handle on its own thread. Create one and share it:
+/// it is safe to use from any number of tasks, reuses connections, and shares DNS results.
+///
+/// ```swift
+/// let client = Client()
+/// let response = try await client.send(Request(url: "http://127.0.0.1:8080/items"))
+/// print(response.status, response.bodyText)
+///
+/// // Large bodies: stream them, with back-pressure.
+/// let stream = try await client.stream(Request(url: "http://127.0.0.1:8080/export"))
+/// for try await chunk in stream.body { consume(chunk) }
+/// ```
+///
+/// The loop thread stops when the client is released and its last transfer has ended.
+public final class Client: Sendable {
+    public let configuration: Configuration
+    let loop: CurlLoop
+    private let defaults: ClientDefaults
+
+    public init(configuration: Configuration = Configuration()) {
+        var configuration = configuration
+        configuration.maxConcurrentTransfers = max(1, configuration.maxConcurrentTransfers)
+        self.configuration = configuration
+        if !configuration.tls.verifyPeer {
+            configuration.logger.warning(
+                "TLS certificate verification is OFF for this client: anyone on the network path can read and alter its traffic")
+        }
+        defaults = ClientDefaults(configuration: configuration)
+        loop = CurlLoop(configuration: configuration)
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Sends a request and buffers the whole body, up to `Request.maxBodySize` (default: the client's
+    /// `maxBodySize`); a larger body fails with `TrawlError.Code.tooLarge`. Redirects are followed per
+    /// the redirect policy. Any HTTP status is a successful response; check `response.status`.
+    public func send(_ request: Request) async throws -> Response {
+        var redirects = RedirectTracker(request: request, configuration: configuration)
+        var current = request
+        while true {
+            let prepared = try PreparedRequest(current, client: defaults, streaming: false)
+            let transfer = Transfer(request: prepared, delivery: .buffered)
+            var outcome = try await run(transfer)
+            guard let next = try redirects.next(after: outcome, request: current) else {
+                outcome.head.redirects = redirects.chain
+                return Response(head: outcome.head, body: outcome.body)
+            }
+            current = next
+        }
+    }
+
+    /// Sends a request and returns as soon as the final response head arrives; the body follows as an
+    /// `AsyncSequence` of chunks with back-pressure. No size limit applies unless the request sets
+    /// `maxBodySize`.
+    public func stream(_ request: Request) async throws -> StreamingResponse {
+        var redirects = RedirectTracker(request: request, configuration: configuration)
+        var current = request
+        while true {
+            let prepared = try PreparedRequest(current, client: defaults, streaming: true)
+            let stream = BodyStream(
+                highWater: configuration.streamBufferSize, method: prepared.method.rawValue, url: prepared.url)
+            let transfer = Transfer(request: prepared, delivery: .streaming(stream))
+            stream.connect(
+                resume: { [loop, weak transfer] in if let transfer { loop.resumeReceive(transfer) } },
+                cancel: { [loop, weak transfer] in if let transfer { loop.cancel(transfer) } })
+            let body = ResponseBody(stream: stream)
+            var outcome = try await run(transfer)
+            guard let next = try redirects.next(after: outcome, request: current) else {
+                outcome.head.redirects = redirects.chain
+                return StreamingResponse(head: outcome.head, body: body)
+            }
+            current = next
+        }
+    }
+
+    /// Runs one hop: submits the transfer and waits for its outcome, cancelling it if the task is.
+    private func run(_ transfer: Transfer) async throws -> TransferOutcome {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.setContinuation(continuation)
+                loop.submit(transfer)
+            }
+        } onCancel: { [loop] in
+            loop.cancel(transfer)
+        }
+    }
+}

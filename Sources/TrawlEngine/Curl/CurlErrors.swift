@@ -1,0 +1,83 @@
+internal import CCurl
+
+/// The one place where libcurl's result codes become `TrawlError`s.
+enum CurlErrors {
+    static func error(for code: CURLcode, transfer: Transfer, abortError: TrawlError?) -> TrawlError {
+        let number = Int(code.rawValue)
+        let curlText = transfer.easy?.errorMessage ?? ""
+        let curlMessage = curlText.isEmpty ? String(cString: curl_easy_strerror(code)) : curlText
+        let timeouts = transfer.request.timeouts
+        func make(_ kind: TrawlError.Code, _ message: String, _ hint: String? = nil) -> TrawlError {
+            transfer.makeError(code: kind, message, hint: hint, curlCode: number, curlMessage: curlMessage)
+        }
+
+        // A callback stopped the transfer and said why.
+        if let abortError, code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK
+            || code == CURLE_READ_ERROR {
+            var error = abortError
+            error.curlCode = number
+            error.curlMessage = curlMessage
+            return error
+        }
+
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return make(.unsupportedScheme, "the scheme is not supported", "Trawl speaks only http and https")
+        case CURLE_URL_MALFORMAT:
+            return make(.invalidURL, "the URL is malformed", "check the URL's syntax and percent-encoding")
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return make(.dnsFailed, "the host name could not be resolved", "check the host name and DNS")
+        case CURLE_COULDNT_CONNECT:
+            return make(.connectFailed, "the connection was refused or could not be made",
+                        "check that the server is up and the port is right")
+        case CURLE_OPERATION_TIMEDOUT:
+            if curlMessage.hasPrefix("Operation too slow") {
+                let stall = timeouts.stall.map { "\($0)" } ?? "?"
+                return make(.stalled,
+                            "fewer than \(timeouts.stallMinimumBytesPerSecond) bytes/s moved for \(stall)",
+                            "the server stopped sending; retry, or raise Timeouts.stall")
+            }
+            if transfer.easy.map({ $0.offT(CURLINFO_CONNECT_TIME_T) == 0 }) ?? false,
+               curlMessage.contains("onnect") || curlMessage.contains("Resolving") {
+                let limit = timeouts.connect.map { "\($0)" } ?? "?"
+                return make(.timeout, "could not connect within the connect timeout of \(limit)",
+                            "check that the host is reachable, or raise Timeouts.connect")
+            }
+            let limit = timeouts.total.map { "\($0)" } ?? "?"
+            return make(.timeout,
+                        "the transfer did not finish within the total timeout of \(limit) "
+                            + "(\(transfer.receivedBytes) body bytes received)",
+                        "raise Timeouts.total, or stream the body")
+        case CURLE_PARTIAL_FILE:
+            return make(.truncated,
+                        "the body ended after \(transfer.receivedBytes) bytes, before the length the server announced",
+                        "the connection closed early; retry the request")
+        case CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
+            let what = code == CURLE_GOT_NOTHING
+                ? "the server closed the connection without sending a response"
+                : "receiving failed after \(transfer.receivedBytes) body bytes (connection reset or malformed data)"
+            return make(.receiveFailed, what, "retry the request; if it persists the server or a proxy is broken")
+        case CURLE_SEND_ERROR:
+            return make(.sendFailed, "sending the request failed", "retry the request")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+            CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return make(.tlsFailed, "the TLS handshake or certificate check failed",
+                        "check the server's certificate and the CA bundle (TLSOptions.caFile)")
+        case CURLE_BAD_CONTENT_ENCODING:
+            return make(.decodingFailed, "the body's Content-Encoding could not be decoded",
+                        "the server sent corrupt compressed data; retry, or request it uncompressed")
+        case CURLE_FILESIZE_EXCEEDED:
+            return make(.tooLarge, "the body exceeded the size limit")
+        case CURLE_WRITE_ERROR:
+            return make(.transport, "the body could not be delivered")
+        default:
+            return make(.transport, "the transfer failed")
+        }
+    }
+
+    static func multiError(_ code: CURLMcode, transfer: Transfer) -> TrawlError {
+        transfer.makeError(
+            code: .transport, "libcurl's multi handle refused the transfer",
+            curlCode: Int(code.rawValue), curlMessage: String(cString: curl_multi_strerror(code)))
+    }
+}

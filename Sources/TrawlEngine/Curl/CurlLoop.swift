@@ -1,0 +1,308 @@
+import Foundation
+import Synchronization
+internal import CCurl
+
+/// libcurl's global state is initialised once per process (curl_global_init is not thread-safe).
+private let curlGlobalInit: Void = {
+    _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    trawl_ignore_sigpipe()  // CURLOPT_NOSIGNAL is set on every handle; a dead peer must not kill us.
+}()
+
+/// Owns one libcurl multi handle and the thread that drives it (perform + poll). Other threads talk
+/// to it only through `submit`, `cancel` and `resume*`, which queue a command and wake the thread.
+final class CurlLoop: @unchecked Sendable {
+    private enum Command {
+        case start(Transfer)
+        case cancel(Transfer)
+        case resumeReceive(Transfer)
+        case resumeSend(Transfer)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var polling = false
+        var wakePending = false
+        var shutdown = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    /// Transfers queued or running, and easy handles ever created: observable from tests.
+    let transfersInProgress = Atomic<Int>(0)
+    let handlesCreated = Atomic<Int>(0)
+    private let multi: UnsafeMutableRawPointer
+    private let configuration: Client.Configuration
+
+    // Loop-thread state.
+    private var live: [ObjectIdentifier: Transfer] = [:]
+    private var waiting = WaitingQueue()
+    private var perOrigin: [Origin: Int] = [:]
+    private var pool: [EasyHandle] = []
+
+    init(configuration: Client.Configuration) {
+        _ = curlGlobalInit
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
+        self.multi = multi
+        self.configuration = configuration
+        // Keep a kept-alive connection for every transfer slot.
+        _ = trawl_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrentTransfers, 8))
+        _ = trawl_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in self.run() }
+        thread.name = "trawl-curl-loop"
+        thread.start()
+    }
+
+    // MARK: - any thread
+
+    func submit(_ transfer: Transfer) {
+        transfersInProgress.add(1, ordering: .relaxed)
+        enqueue(.start(transfer))
+    }
+    func cancel(_ transfer: Transfer) { enqueue(.cancel(transfer)) }
+    func resumeReceive(_ transfer: Transfer) { enqueue(.resumeReceive(transfer)) }
+    func resumeSend(_ transfer: Transfer) { enqueue(.resumeSend(transfer)) }
+
+    /// The thread exits once every transfer has ended.
+    func shutdown() {
+        let wake = inbox.withLock { inbox -> Bool in
+            inbox.shutdown = true
+            return inbox.polling
+        }
+        if wake { _ = curl_multi_wakeup(multi) }
+    }
+
+    private func enqueue(_ command: Command) {
+        let wake = inbox.withLock { inbox -> Bool in
+            inbox.commands.append(command)
+            guard inbox.polling, !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if wake { _ = curl_multi_wakeup(multi) }
+    }
+
+    // MARK: - loop thread
+
+    private func run() {
+        var commands: [Command] = []
+        while true {
+            let shuttingDown = inbox.withLock { inbox -> Bool in
+                swap(&commands, &inbox.commands)
+                return inbox.shutdown
+            }
+            for command in commands { apply(command) }
+            commands.removeAll(keepingCapacity: true)
+            startWaiting()
+            if shuttingDown, live.isEmpty, waiting.isEmpty, inbox.withLock({ $0.commands.isEmpty }) { break }
+
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi, &running)
+            let freedSlots = drainCompletions()
+            if freedSlots, !waiting.isEmpty { continue }
+
+            let mayPoll = inbox.withLock { inbox -> Bool in
+                guard inbox.commands.isEmpty else { return false }
+                inbox.polling = true
+                return true
+            }
+            if mayPoll {
+                _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+                inbox.withLock { inbox in
+                    inbox.polling = false
+                    inbox.wakePending = false
+                }
+            }
+        }
+        pool.removeAll()
+        curl_multi_cleanup(multi)
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .start(let transfer):
+            if transfer.cancelRequested {
+                complete(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
+            } else {
+                waiting.append(transfer)
+            }
+        case .cancel(let transfer):
+            if live[ObjectIdentifier(transfer)] != nil {
+                finish(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
+            } else if waiting.remove(transfer) {
+                complete(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
+            } else {
+                transfer.cancelRequested = true  // not started yet (or already done: harmless)
+            }
+        case .resumeReceive(let transfer):
+            guard let easy = transfer.easy, transfer.receivePaused else { return }
+            transfer.receivePaused = false
+            _ = curl_easy_pause(easy.raw, transfer.sendPaused ? TRAWL_CURLPAUSE_SEND : TRAWL_CURLPAUSE_CONT)
+        case .resumeSend(let transfer):
+            guard let easy = transfer.easy, transfer.sendPaused else { return }
+            transfer.sendPaused = false
+            _ = curl_easy_pause(easy.raw, transfer.receivePaused ? TRAWL_CURLPAUSE_RECV : TRAWL_CURLPAUSE_CONT)
+        }
+    }
+
+    /// Every submitted transfer ends here exactly once.
+    private func complete(_ transfer: Transfer, code: CURLcode, cancellation: TrawlError?) {
+        transfer.complete(code: code, cancellation: cancellation)
+        transfersInProgress.subtract(1, ordering: .relaxed)
+    }
+
+    private func cancellationError(_ transfer: Transfer) -> TrawlError {
+        transfer.makeError(code: .cancelled, "the request was cancelled")
+    }
+
+    private func startWaiting() {
+        let limit = configuration.maxConcurrentTransfers
+        let perHost = configuration.maxConnectionsPerHost
+        while live.count < limit, !waiting.isEmpty {
+            let next = waiting.popFirst { origin in
+                guard let perHost else { return true }
+                return perOrigin[origin, default: 0] < perHost
+            }
+            guard let transfer = next else { return }
+            start(transfer)
+        }
+    }
+
+    private func start(_ transfer: Transfer) {
+        guard let easy = pool.popLast() ?? makeHandle() else {
+            complete(transfer, code: CURLE_OK, cancellation: transfer.makeError(
+                code: .transport, "libcurl could not create a handle (out of memory?)"))
+            return
+        }
+        easy.reset()
+        transfer.easy = easy
+        do {
+            try TransferSetup.configure(easy, for: transfer, configuration: configuration)
+        } catch {
+            let failure = (error as? TrawlError)
+                ?? transfer.makeError(code: .transport, "the request could not be set up: \(error)")
+            complete(transfer, code: CURLE_OK, cancellation: failure)
+            recycle(transfer)
+            return
+        }
+        transfer.upload?.start { [weak self, weak transfer] in
+            guard let self, let transfer else { return }
+            self.resumeSend(transfer)
+        }
+        let added = curl_multi_add_handle(multi, easy.raw)
+        guard added == CURLM_OK else {
+            complete(transfer, code: CURLE_OK, cancellation: CurlErrors.multiError(added, transfer: transfer))
+            recycle(transfer)
+            return
+        }
+        live[ObjectIdentifier(transfer)] = transfer
+        perOrigin[transfer.request.origin, default: 0] += 1
+    }
+
+    private func makeHandle() -> EasyHandle? {
+        handlesCreated.add(1, ordering: .relaxed)
+        return EasyHandle()
+    }
+
+    /// Returns whether any transfer ended (freeing a slot).
+    private func drainCompletions() -> Bool {
+        var freed = false
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var context: UnsafeMutableRawPointer?
+            _ = trawl_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
+            guard let context else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            finish(transfer, code: code, cancellation: nil)
+            freed = true
+        }
+        return freed
+    }
+
+    /// Removes a live transfer from the multi handle, completes it and recycles its handle.
+    private func finish(_ transfer: Transfer, code: CURLcode, cancellation: TrawlError?) {
+        if let easy = transfer.easy { _ = curl_multi_remove_handle(multi, easy.raw) }
+        complete(transfer, code: code, cancellation: cancellation)
+        live.removeValue(forKey: ObjectIdentifier(transfer))
+        let origin = transfer.request.origin
+        if let count = perOrigin[origin] {
+            if count <= 1 { perOrigin.removeValue(forKey: origin) } else { perOrigin[origin] = count - 1 }
+        }
+        recycle(transfer)
+    }
+
+    private func recycle(_ transfer: Transfer) {
+        if let list = transfer.headerList {
+            curl_slist_free_all(list)
+            transfer.headerList = nil
+        }
+        transfer.upload?.close()
+        transfer.upload = nil
+        if let easy = transfer.easy {
+            transfer.easy = nil
+            if pool.count < configuration.maxConcurrentTransfers { pool.append(easy) }
+        }
+    }
+}
+
+/// Transfers waiting for a free slot, one FIFO per origin, origins served round-robin so that a host
+/// at its connection cap does not hold back the others.
+struct WaitingQueue {
+    private var queues: [Origin: [Transfer]] = [:]
+    private var heads: [Origin: Int] = [:]
+    private var order: [Origin] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ transfer: Transfer) {
+        let origin = transfer.request.origin
+        if queues[origin] == nil {
+            queues[origin] = []
+            heads[origin] = 0
+            order.append(origin)
+        }
+        queues[origin, default: []].append(transfer)
+        count += 1
+    }
+
+    mutating func popFirst(where allowed: (Origin) -> Bool) -> Transfer? {
+        for (position, origin) in order.enumerated() where allowed(origin) {
+            guard var queue = queues[origin], let head = heads[origin] else { continue }
+            let transfer = queue[head]
+            count -= 1
+            order.remove(at: position)
+            if head + 1 == queue.count {
+                queues.removeValue(forKey: origin)
+                heads.removeValue(forKey: origin)
+            } else {
+                order.append(origin)  // round-robin
+                if head + 1 > 64, head + 1 > queue.count / 2 {
+                    queue.removeFirst(head + 1)
+                    queues[origin] = queue
+                    heads[origin] = 0
+                } else {
+                    heads[origin] = head + 1
+                }
+            }
+            return transfer
+        }
+        return nil
+    }
+
+    mutating func remove(_ transfer: Transfer) -> Bool {
+        let origin = transfer.request.origin
+        guard var queue = queues[origin], let head = heads[origin],
+              let index = queue[head...].firstIndex(where: { $0 === transfer }) else { return false }
+        queue.remove(at: index)
+        count -= 1
+        if head == queue.count {
+            queues.removeValue(forKey: origin)
+            heads.removeValue(forKey: origin)
+            order.removeAll { $0 == origin }
+        } else {
+            queues[origin] = queue
+        }
+        return true
+    }
+}

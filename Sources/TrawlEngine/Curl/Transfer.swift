@@ -1,0 +1,252 @@
+internal import CCurl
+
+/// What a finished hop produced: the head, the buffered body (empty when streamed), and where a
+/// redirect points when the hop ended in one Trawl follows.
+struct TransferOutcome: Sendable {
+    var head: ResponseHead
+    var body: [UInt8]
+    var redirectURL: String?
+}
+
+/// One request in flight: the context libcurl's callbacks reach through their user-data pointer.
+/// Everything but the continuation hand-off is touched only on the loop thread.
+final class Transfer: @unchecked Sendable {
+    enum Delivery {
+        /// Collect the body (within `request.maxBodySize`) and resume when the transfer ends.
+        case buffered
+        /// Resume as soon as the final head arrives; the body flows through the stream.
+        case streaming(BodyStream)
+    }
+
+    let request: PreparedRequest
+    let delivery: Delivery
+    private var continuation: CheckedContinuation<TransferOutcome, any Error>?
+
+    // Loop-thread state.
+    var easy: EasyHandle?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var upload: UploadReader?
+    var cancelRequested = false
+    var receivePaused = false
+    var sendPaused = false
+    private var status = 0
+    private var headers = HTTPHeaders()
+    private var headComplete = false
+    private var headDelivered = false
+    private var isRedirect = false
+    private var body: [UInt8] = []
+    private var excerpt: [UInt8] = []
+    private var received = 0
+    /// Why a callback stopped the transfer (too large, consumer gone, body source failed).
+    private var abortError: TrawlError?
+    private var lastProgress = (Int64(-1), Int64(-1), Int64(-1), Int64(-1))
+
+    init(request: PreparedRequest, delivery: Delivery) {
+        self.request = request
+        self.delivery = delivery
+    }
+
+    /// Caller thread, before submission.
+    func setContinuation(_ continuation: CheckedContinuation<TransferOutcome, any Error>) {
+        self.continuation = continuation
+    }
+
+    private func resume(_ result: Result<TransferOutcome, TrawlError>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    // MARK: - callbacks (loop thread)
+
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+        if line.starts(with: "HTTP/".utf8) {
+            // A new head: the first, or the next after a 1xx.
+            status = Self.parseStatus(line)
+            headers = HTTPHeaders()
+            headComplete = false
+            return
+        }
+        guard !headComplete else { return }  // trailers
+        if line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }) {
+            if status >= 200 { headCompleted() }
+            return
+        }
+        var end = line.count
+        while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
+        if line[0] == 32 || line[0] == 9 {
+            // obs-fold continuation of the previous field
+            if let last = headers.lastField {
+                headers.replaceLast(with: last.value + " " + Self.text(line, Self.trim(line, 0, end)))
+            }
+            return
+        }
+        guard let colon = line[..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
+        headers.add(Self.text(line, 0..<colon), Self.text(line, Self.trim(line, colon + 1, end)))
+    }
+
+    private static func trim(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Range<Int> {
+        var start = start, end = end
+        while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
+        while end > start, line[end - 1] == 32 || line[end - 1] == 9 { end -= 1 }
+        return start..<end
+    }
+
+    private static func text(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: line[range]), as: UTF8.self)
+    }
+
+    private func headCompleted() {
+        headComplete = true
+        if request.followsRedirects, [301, 302, 303, 307, 308].contains(status), headers.contains("Location") {
+            isRedirect = true
+            return
+        }
+        switch delivery {
+        case .buffered:
+            if let length = headers["Content-Length"].flatMap(Int.init), length > 0,
+               length <= (request.maxBodySize ?? Int.max), length <= 64 << 20 {
+                body.reserveCapacity(length)
+            }
+        case .streaming:
+            headDelivered = true
+            resume(.success(TransferOutcome(head: makeHead(total: false), body: [], redirectURL: nil)))
+        }
+    }
+
+    /// Returns the byte count consumed, 0 to abort, or CURL_WRITEFUNC_PAUSE.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if isRedirect { return bytes.count }
+        if let limit = request.maxBodySize, received + bytes.count > limit {
+            abortError = makeError(
+                code: .tooLarge, "the body exceeded the limit of \(limit) bytes (decoded)",
+                hint: "raise Request.maxBodySize (or the client's maxBodySize), or stream the body")
+            return 0
+        }
+        if excerpt.count < 512 {
+            excerpt.append(copying: UnsafeRawBufferPointer(rebasing: bytes.prefix(512 - excerpt.count)))
+        }
+        switch delivery {
+        case .buffered:
+            body.append(copying: bytes)
+        case .streaming(let stream):
+            switch stream.offer(bytes) {
+            case .accepted: break
+            case .pause:
+                receivePaused = true
+                return Int(TRAWL_CURL_WRITEFUNC_PAUSE)
+            case .abandoned:
+                abortError = makeError(code: .cancelled, "the body stream was dropped before it ended")
+                return 0
+            }
+        }
+        received += bytes.count
+        return bytes.count
+    }
+
+    /// Returns bytes written, 0 at the end, CURL_READFUNC_PAUSE or CURL_READFUNC_ABORT.
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { return 0 }
+        switch upload.read(into: buffer) {
+        case .bytes(let count):
+            return count
+        case .wouldBlock:
+            sendPaused = true
+            return Int(TRAWL_CURL_READFUNC_PAUSE)
+        case .failed(let message, let underlying):
+            abortError = makeError(code: .bodySourceFailed, message, underlying: underlying)
+            return Int(TRAWL_CURL_READFUNC_ABORT)
+        }
+    }
+
+    func reportProgress(received: Int64, expectedToReceive: Int64, sent: Int64, expectedToSend: Int64) {
+        guard let onProgress = request.onProgress else { return }
+        let now = (received, expectedToReceive, sent, expectedToSend)
+        guard now != lastProgress else { return }
+        lastProgress = now
+        onProgress(TransferProgress(
+            received: received, expectedToReceive: expectedToReceive > 0 ? expectedToReceive : nil,
+            sent: sent, expectedToSend: upload?.length ?? (expectedToSend > 0 ? expectedToSend : nil)))
+    }
+
+    // MARK: - completion (loop thread)
+
+    /// Ends the transfer with libcurl's result (or a cancellation), resuming whoever waits.
+    /// Called exactly once per submitted transfer.
+    func complete(code: CURLcode, cancellation: TrawlError?) {
+        let failure: TrawlError?
+        if let cancellation {
+            failure = cancellation
+        } else if code == CURLE_OK {
+            failure = nil
+        } else {
+            failure = CurlErrors.error(for: code, transfer: self, abortError: abortError)
+        }
+        let redirectURL = isRedirect && failure == nil ? easy?.string(CURLINFO_REDIRECT_URL) : nil
+        let stream: BodyStream?
+        if case .streaming(let bodyStream) = delivery { stream = bodyStream } else { stream = nil }
+
+        if let failure {
+            resume(.failure(failure))
+            stream?.finish(failure: failure, timings: nil)
+            return
+        }
+        let head = makeHead(total: true)
+        stream?.finish(failure: nil, timings: head.timings)
+        if isRedirect || !headDelivered {
+            resume(.success(TransferOutcome(head: head, body: body, redirectURL: redirectURL)))
+        }
+    }
+
+    private func makeHead(total: Bool) -> ResponseHead {
+        guard let easy else {
+            let zero = Timings(dns: .zero, connect: .zero, tls: .zero, firstByte: .zero, total: nil)
+            return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: .unknown,
+                                remoteAddress: nil, timings: zero, redirects: [])
+        }
+        let version: HTTPVersion
+        switch easy.long(CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_1_0: version = .http1_0
+        case CURL_HTTP_VERSION_1_1: version = .http1_1
+        case CURL_HTTP_VERSION_2_0: version = .http2
+        case CURL_HTTP_VERSION_3: version = .http3
+        default: version = .unknown
+        }
+        var remote: String?
+        if let ip = easy.string(CURLINFO_PRIMARY_IP), !ip.isEmpty {
+            let port = easy.long(CURLINFO_PRIMARY_PORT)
+            remote = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        }
+        let timings = Timings(
+            dns: easy.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: easy.microseconds(CURLINFO_CONNECT_TIME_T),
+            tls: easy.microseconds(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: easy.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
+            total: total ? easy.microseconds(CURLINFO_TOTAL_TIME_T) : nil)
+        return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
+                            remoteAddress: remote, timings: timings, redirects: [])
+    }
+
+    func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil,
+                   curlCode: Int? = nil, curlMessage: String? = nil,
+                   underlying: (any Error & Sendable)? = nil) -> TrawlError {
+        TrawlError(
+            code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
+            status: status > 0 ? status : nil, headers: status > 0 ? headers : nil, bodyExcerpt: excerpt,
+            curlCode: curlCode, curlMessage: curlMessage, underlying: underlying)
+    }
+
+    /// Bytes of body received so far (for error messages).
+    var receivedBytes: Int { received }
+
+    private static func parseStatus(_ line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: 32) else { return 0 }
+        var value = 0
+        var index = space + 1
+        while index < line.count, index < space + 4, (48...57).contains(line[index]) {
+            value = value * 10 + Int(line[index] - 48)
+            index += 1
+        }
+        return value
+    }
+}

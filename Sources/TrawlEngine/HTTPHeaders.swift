@@ -1,0 +1,107 @@
+/// An ordered list of HTTP header fields. Repeated names are kept, in the order they arrived.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add("X-Tag", "a")
+/// headers.add("X-Tag", "b")
+/// headers["x-tag"]            // "a" (first value, case-insensitive)
+/// headers.values(for: "X-Tag") // ["a", "b"]
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+    public typealias Field = (name: String, value: String)
+
+    private var storage: [HeaderField]
+
+    private struct HeaderField: Sendable, Hashable {
+        var name: String
+        var value: String
+    }
+
+    public init() { storage = [] }
+
+    public init(_ fields: [(String, String)]) {
+        storage = fields.map { HeaderField(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// Number of fields, repeats included.
+    public var count: Int { storage.count }
+    public var isEmpty: Bool { storage.isEmpty }
+
+    /// Appends a field, keeping any existing ones with the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        storage.append(HeaderField(name: name, value: value))
+    }
+
+    /// Replaces every field named `name` (case-insensitive) with one field.
+    public mutating func replaceOrAdd(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        storage.removeAll { Self.equalNames($0.name, name) }
+    }
+
+    /// Removes every field whose name is in `names` (compared case-insensitively).
+    public mutating func remove(names: Set<String>) {
+        guard !names.isEmpty, !storage.isEmpty else { return }
+        storage.removeAll { names.contains($0.name.lowercased()) }
+    }
+
+    /// The first value for `name` (case-insensitive); setting replaces all values.
+    public subscript(name: String) -> String? {
+        get { storage.first { Self.equalNames($0.name, name) }?.value }
+        set {
+            if let newValue { replaceOrAdd(name, newValue) } else { remove(name) }
+        }
+    }
+
+    /// Every value for `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        storage.filter { Self.equalNames($0.name, name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool {
+        storage.contains { Self.equalNames($0.name, name) }
+    }
+
+    public func makeIterator() -> AnyIterator<Field> {
+        var index = 0
+        let fields = storage
+        return AnyIterator {
+            guard index < fields.count else { return nil }
+            defer { index += 1 }
+            return (fields[index].name, fields[index].value)
+        }
+    }
+
+    public var description: String {
+        storage.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    var lastField: Field? { storage.last.map { ($0.name, $0.value) } }
+
+    mutating func replaceLast(with value: String) {
+        guard !storage.isEmpty else { return }
+        storage[storage.count - 1].value = value
+    }
+
+    /// ASCII case-insensitive comparison without allocating (header names are ASCII tokens).
+    static func equalNames(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a != b, a | 0x20 != b | 0x20 || !((a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A) { return false }
+            default: return false
+            }
+        }
+    }
+}

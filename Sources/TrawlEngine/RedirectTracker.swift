@@ -1,0 +1,66 @@
+/// Follows one request's redirect chain: counts hops, detects loops, rewrites the method and body as
+/// browsers and curl do, and strips credentials whenever the scheme, host or port changes.
+struct RedirectTracker {
+    private let policy: RedirectPolicy
+    private let sensitive: Set<String>
+    private var visited: Set<String> = []
+    private var crossedOrigin = false
+    private(set) var chain: [String] = []
+
+    init(request: Request, configuration: Client.Configuration) {
+        policy = request.redirects ?? configuration.redirects
+        sensitive = RedirectPolicy.credentialHeaders
+            .union(configuration.sensitiveHeaders.map { $0.lowercased() })
+            .union(request.sensitiveHeaders.map { $0.lowercased() })
+        visited.insert(Self.key(request.method, request.url))
+    }
+
+    /// The request for the next hop, or `nil` when `outcome` is the final response.
+    mutating func next(after outcome: TransferOutcome, request: Request) throws -> Request? {
+        guard let target = outcome.redirectURL else { return nil }
+        let step = RedirectStep.next(
+            status: outcome.head.status, method: request.method, from: request.url, location: target)
+        guard case .follow(let url, let method, let keepsBody, let crossesOrigin) = step else { return nil }
+
+        func failure(_ code: TrawlError.Code, _ message: String, _ hint: String) -> TrawlError {
+            TrawlError(code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
+                       status: outcome.head.status, headers: outcome.head.headers)
+        }
+        guard chain.count < policy.maxRedirects else {
+            throw failure(.tooManyRedirects, "more than \(policy.maxRedirects) redirects (last to \(url))",
+                          "raise RedirectPolicy.follow(max:) or fix the redirect chain on the server")
+        }
+        let scheme = Origin(url: url)?.scheme ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw failure(.unsupportedScheme, "redirect to '\(url)' uses scheme '\(scheme)'",
+                          "Trawl follows redirects only to http and https")
+        }
+        guard visited.insert(Self.key(method, url)).inserted else {
+            throw failure(.redirectLoop, "redirect loop: \(url) was already visited in this chain",
+                          "the server redirects in a circle; fix its redirect rules")
+        }
+        if keepsBody, let body = request.body, !body.isReplayable {
+            throw failure(.redirectNotReplayable,
+                          "HTTP \(outcome.head.status) asks to resend the body, but it was a one-shot stream",
+                          "send the body from bytes or a file, or disable redirects for this request")
+        }
+
+        var next = request
+        next.url = url
+        next.method = method
+        if !keepsBody {
+            next.body = nil
+            next.headers.remove(names: ["content-type", "content-length", "content-encoding"])
+        }
+        if crossesOrigin { crossedOrigin = true }
+        // Once the chain has left the original origin, credentials stay stripped for every later hop.
+        if crossedOrigin {
+            next.headers.remove(names: sensitive)
+            next.strippedHeaders = sensitive
+        }
+        chain.append(url)
+        return next
+    }
+
+    private static func key(_ method: HTTPMethod, _ url: String) -> String { method.rawValue + " " + url }
+}

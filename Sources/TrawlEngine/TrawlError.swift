@@ -1,0 +1,120 @@
+/// Every failure the engine reports: what happened, to which request, and what to do about it.
+///
+/// Compare `code` to the static members to branch on the kind; print the error for a person.
+///
+/// ```swift
+/// do {
+///     _ = try await client.send(request)
+/// } catch let error as TrawlError where error.code == .timeout {
+///     print("retrying: \(error)")
+/// }
+/// ```
+public struct TrawlError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. New kinds may be added; switch with a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidURL, unsupportedScheme, invalidHeader, invalidRequest
+            case dnsFailed, connectFailed, tlsFailed, timeout, stalled
+            case tooLarge, truncated, receiveFailed, sendFailed, decodingFailed
+            case tooManyRedirects, redirectLoop, redirectNotReplayable
+            case cancelled, bodySourceFailed, shutdown, transport
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        public var description: String { base.rawValue }
+
+        /// The URL could not be parsed.
+        public static let invalidURL = Code(.invalidURL)
+        /// A scheme other than http or https, in the request or in a redirect.
+        public static let unsupportedScheme = Code(.unsupportedScheme)
+        /// A header name or value with CR, LF, NUL or another control character; nothing was sent.
+        public static let invalidHeader = Code(.invalidHeader)
+        /// The request cannot be sent as built (for example a body on a HEAD request).
+        public static let invalidRequest = Code(.invalidRequest)
+        public static let dnsFailed = Code(.dnsFailed)
+        public static let connectFailed = Code(.connectFailed)
+        /// Handshake or certificate verification failed.
+        public static let tlsFailed = Code(.tlsFailed)
+        /// The connect or total timeout passed.
+        public static let timeout = Code(.timeout)
+        /// Data stopped flowing for longer than the stall timeout.
+        public static let stalled = Code(.stalled)
+        /// The body exceeded the size limit (counted after decompression).
+        public static let tooLarge = Code(.tooLarge)
+        /// The body ended before the length the server announced.
+        public static let truncated = Code(.truncated)
+        /// The connection failed while receiving (reset, malformed chunked encoding).
+        public static let receiveFailed = Code(.receiveFailed)
+        public static let sendFailed = Code(.sendFailed)
+        /// The `Content-Encoding` could not be decoded.
+        public static let decodingFailed = Code(.decodingFailed)
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        public static let redirectLoop = Code(.redirectLoop)
+        /// A 307/308 redirect asked to resend a one-shot stream body.
+        public static let redirectNotReplayable = Code(.redirectNotReplayable)
+        /// The calling task was cancelled, or the body stream was dropped.
+        public static let cancelled = Code(.cancelled)
+        /// The request body's file or stream failed.
+        public static let bodySourceFailed = Code(.bodySourceFailed)
+        /// The client was shut down.
+        public static let shutdown = Code(.shutdown)
+        /// Any other libcurl failure; see `curlCode` and `curlMessage`.
+        public static let transport = Code(.transport)
+    }
+
+    public var code: Code
+    /// What happened, in a sentence.
+    public var message: String
+    /// What a person can do about it, when there is a useful suggestion.
+    public var hint: String?
+    public var method: String
+    public var url: String
+    /// Status and headers, when a response head had arrived.
+    public var status: Int?
+    public var headers: HTTPHeaders?
+    /// The first bytes of the body received (at most 512).
+    public var bodyExcerpt: [UInt8]
+    /// libcurl's `CURLcode` (or `CURLMcode`) and the text of its error buffer, when libcurl reported it.
+    public var curlCode: Int?
+    public var curlMessage: String?
+    /// The error that caused this one (a body stream's error, for example).
+    public var underlying: (any Error & Sendable)?
+
+    public init(
+        code: Code,
+        message: String,
+        hint: String? = nil,
+        method: String,
+        url: String,
+        status: Int? = nil,
+        headers: HTTPHeaders? = nil,
+        bodyExcerpt: [UInt8] = [],
+        curlCode: Int? = nil,
+        curlMessage: String? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.method = method
+        self.url = url
+        self.status = status
+        self.headers = headers
+        self.bodyExcerpt = bodyExcerpt
+        self.curlCode = curlCode
+        self.curlMessage = curlMessage
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "\(method) \(url): \(message)"
+        if let status { text += " (after HTTP \(status))" }
+        if let curlCode {
+            let detail = curlMessage.map { $0.isEmpty ? "" : ": \($0)" } ?? ""
+            text += " [curl \(curlCode)\(detail)]"
+        }
+        if let underlying { text += " [\(underlying)]" }
+        if let hint { text += ". \(hint)" }
+        return text
+    }
+}

@@ -1,0 +1,1 @@
+// Streaming JSON extraction over yajl: lands with the streaming JSON issue.

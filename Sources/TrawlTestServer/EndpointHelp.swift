@@ -1,0 +1,26 @@
+extension TestServer {
+    /// One line per endpoint, for `trawl serve` and the `/` endpoint.
+    ///
+    /// ```swift
+    /// print(TestServer.endpointHelp)
+    /// ```
+    public static let endpointHelp = """
+        GET /bytes/N[?chunked=1][&gzip=1][&chunk=K]  N pattern bytes (byte i = i % 251); chunked or gzip
+        GET /gzip/N                       same as /bytes/N?gzip=1 (gzip, chunked)
+        GET /json/small                   a fixed ~600-byte JSON item listing
+        ANY /echo                         JSON of method, path, query, headers, body (body up to 8 MB)
+        ANY /upload                       counts the request body: {"bytes": N}
+        GET /status/CODE                  that status with {"status": CODE} (1xx, 204, 304: no body)
+        GET /delay/MS                     waits MS ms, then {"delayed": MS}
+        GET /drip?bytes=N&interval=MS     Content-Length N, one byte every MS ms
+        GET /stall?after=N                Content-Length N+1000, sends N bytes, then nothing
+        GET /reset/N                      Content-Length 2N, sends N bytes, then TCP RST
+        GET /short/N                      Content-Length N+100, sends N bytes, then closes (FIN)
+        GET /badchunk                     chunked: one valid chunk, then a malformed size line
+        GET /redirect?to=URL[&status=S]   S (default 302) with Location: URL
+        GET /redirect/N[?status=S]        chain /redirect/N-1 ... /redirect/0 -> /echo
+        GET /loop, /loop-a, /loop-b       redirect loops (/loop -> /loop; /loop-a -> /loop-b -> /loop-a)
+        GET /headers?Name=value&...       each query pair as a response header, in order; body {}
+        GET /close                        {} with Connection: close, then closes
+        """
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+
+/// The `trawl` command line: bulk-fetch paginated JSON APIs, stream large responses, measure throughput.
+@main
+struct TrawlCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trawl",
+        abstract: "Bulk-fetch paginated JSON APIs, stream large responses, and measure throughput.",
+        subcommands: [
+            Get.self,
+            Bench.self,
+            Serve.self,
+        ]
+    )
+
+    /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+            Foundation.exit(1)
+        } catch {
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(code == .validationFailure ? 2 : 1)
+        }
+    }
+}
