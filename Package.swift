@@ -60,7 +60,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TrawlEngineTests", dependencies: ["TrawlEngine", "TrawlTestServer"]),
+        .testTarget(
+            name: "TrawlEngineTests",
+            dependencies: ["TrawlEngine", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlTestServer"]),
         .testTarget(name: "TrawlTests", dependencies: ["Trawl", "TrawlTestServer"]),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer"]),

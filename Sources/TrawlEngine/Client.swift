@@ -78,7 +78,7 @@ public final class Client: Sendable {
     /// Runs one hop: submits the transfer and waits for its outcome, cancelling it if the task is.
     private func run(_ transfer: Transfer) async throws -> TransferOutcome {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.setContinuation(continuation)
                 loop.submit(transfer)
             }

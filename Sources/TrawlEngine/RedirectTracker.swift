@@ -2,17 +2,21 @@
 /// browsers and curl do, and strips credentials whenever the scheme, host or port changes.
 struct RedirectTracker {
     private let policy: RedirectPolicy
-    private let sensitive: Set<String>
+    private let configuration: Client.Configuration
+    /// Method + URL of every hop so far; built on the first redirect (most requests have none).
     private var visited: Set<String> = []
     private var crossedOrigin = false
     private(set) var chain: [String] = []
 
     init(request: Request, configuration: Client.Configuration) {
         policy = request.redirects ?? configuration.redirects
-        sensitive = RedirectPolicy.credentialHeaders
+        self.configuration = configuration
+    }
+
+    private func sensitiveHeaders(of request: Request) -> Set<String> {
+        RedirectPolicy.credentialHeaders
             .union(configuration.sensitiveHeaders.map { $0.lowercased() })
             .union(request.sensitiveHeaders.map { $0.lowercased() })
-        visited.insert(Self.key(request.method, request.url))
     }
 
     /// The request for the next hop, or `nil` when `outcome` is the final response.
@@ -35,6 +39,7 @@ struct RedirectTracker {
             throw failure(.unsupportedScheme, "redirect to '\(url)' uses scheme '\(scheme)'",
                           "Trawl follows redirects only to http and https")
         }
+        if visited.isEmpty { visited.insert(Self.key(request.method, request.url)) }
         guard visited.insert(Self.key(method, url)).inserted else {
             throw failure(.redirectLoop, "redirect loop: \(url) was already visited in this chain",
                           "the server redirects in a circle; fix its redirect rules")
@@ -55,6 +60,7 @@ struct RedirectTracker {
         if crossesOrigin { crossedOrigin = true }
         // Once the chain has left the original origin, credentials stay stripped for every later hop.
         if crossedOrigin {
+            let sensitive = sensitiveHeaders(of: request)
             next.headers.remove(names: sensitive)
             next.strippedHeaders = sensitive
         }

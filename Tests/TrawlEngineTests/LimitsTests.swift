@@ -30,11 +30,12 @@ struct LimitsTests {
 
     @Test func totalTimeout() async throws {
         try await withServer { server in
-            var request = Request(url: server.url("/delay/3000"))
+            var request = Request(url: server.url("/delay/20000"))
             request.timeouts.total = .milliseconds(300)
             let started = ContinuousClock.now
             let error = await expectTrawlError(.timeout) { _ = try await Client().send(request) }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // Generous bound: other suites may keep the test process's threads busy.
+            #expect(ContinuousClock.now - started < .seconds(10))
             #expect(error?.curlCode == 28)
             #expect(error?.message.hasPrefix("the transfer did not finish within the total timeout of 0.3 seconds") == true)
         }
@@ -51,7 +52,7 @@ struct LimitsTests {
             }
             #expect(error?.message == "fewer than 2000 bytes/s moved for 1.0 seconds")
             #expect(error?.bodyExcerpt.count == 512)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(10))
         }
     }
 

@@ -34,7 +34,7 @@ final class CurlLoop: @unchecked Sendable {
 
     // Loop-thread state.
     private var live: [ObjectIdentifier: Transfer] = [:]
-    private var waiting = WaitingQueue()
+    private var waiting: WaitingQueue
     private var perOrigin: [Origin: Int] = [:]
     private var pool: [EasyHandle] = []
 
@@ -43,6 +43,7 @@ final class CurlLoop: @unchecked Sendable {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
         self.multi = multi
         self.configuration = configuration
+        waiting = WaitingQueue(perOrigin: configuration.maxConnectionsPerHost != nil)
         // Keep a kept-alive connection for every transfer slot.
         _ = trawl_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrentTransfers, 8))
         _ = trawl_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -194,7 +195,7 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         live[ObjectIdentifier(transfer)] = transfer
-        perOrigin[transfer.request.origin, default: 0] += 1
+        if configuration.maxConnectionsPerHost != nil { perOrigin[transfer.request.origin, default: 0] += 1 }
     }
 
     private func makeHandle() -> EasyHandle? {
@@ -224,9 +225,12 @@ final class CurlLoop: @unchecked Sendable {
         if let easy = transfer.easy { _ = curl_multi_remove_handle(multi, easy.raw) }
         complete(transfer, code: code, cancellation: cancellation)
         live.removeValue(forKey: ObjectIdentifier(transfer))
-        let origin = transfer.request.origin
-        if let count = perOrigin[origin] {
-            if count <= 1 { perOrigin.removeValue(forKey: origin) } else { perOrigin[origin] = count - 1 }
+        if configuration.maxConnectionsPerHost != nil, let count = perOrigin[transfer.request.origin] {
+            if count <= 1 {
+                perOrigin.removeValue(forKey: transfer.request.origin)
+            } else {
+                perOrigin[transfer.request.origin] = count - 1
+            }
         }
         recycle(transfer)
     }
@@ -245,45 +249,41 @@ final class CurlLoop: @unchecked Sendable {
     }
 }
 
-/// Transfers waiting for a free slot, one FIFO per origin, origins served round-robin so that a host
-/// at its connection cap does not hold back the others.
+/// Transfers waiting for a free slot. Without a per-host cap this is one FIFO; with one, a FIFO per
+/// origin, origins served round-robin so that a host at its cap does not hold back the others.
 struct WaitingQueue {
-    private var queues: [Origin: [Transfer]] = [:]
-    private var heads: [Origin: Int] = [:]
+    private let perOrigin: Bool
+    private var fifo = Fifo()
+    private var queues: [Origin: Fifo] = [:]
     private var order: [Origin] = []
     private(set) var count = 0
+
+    init(perOrigin: Bool) { self.perOrigin = perOrigin }
 
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ transfer: Transfer) {
-        let origin = transfer.request.origin
-        if queues[origin] == nil {
-            queues[origin] = []
-            heads[origin] = 0
-            order.append(origin)
-        }
-        queues[origin, default: []].append(transfer)
         count += 1
+        guard perOrigin else { return fifo.append(transfer) }
+        let origin = transfer.request.origin
+        if queues[origin] == nil { order.append(origin) }
+        queues[origin, default: Fifo()].append(transfer)
     }
 
     mutating func popFirst(where allowed: (Origin) -> Bool) -> Transfer? {
+        guard perOrigin else {
+            let transfer = fifo.popFirst()
+            if transfer != nil { count -= 1 }
+            return transfer
+        }
         for (position, origin) in order.enumerated() where allowed(origin) {
-            guard var queue = queues[origin], let head = heads[origin] else { continue }
-            let transfer = queue[head]
+            guard let transfer = queues[origin]?.popFirst() else { continue }
             count -= 1
             order.remove(at: position)
-            if head + 1 == queue.count {
+            if queues[origin]?.isEmpty ?? true {
                 queues.removeValue(forKey: origin)
-                heads.removeValue(forKey: origin)
             } else {
                 order.append(origin)  // round-robin
-                if head + 1 > 64, head + 1 > queue.count / 2 {
-                    queue.removeFirst(head + 1)
-                    queues[origin] = queue
-                    heads[origin] = 0
-                } else {
-                    heads[origin] = head + 1
-                }
             }
             return transfer
         }
@@ -291,18 +291,48 @@ struct WaitingQueue {
     }
 
     mutating func remove(_ transfer: Transfer) -> Bool {
+        guard perOrigin else {
+            guard fifo.remove(transfer) else { return false }
+            count -= 1
+            return true
+        }
         let origin = transfer.request.origin
-        guard var queue = queues[origin], let head = heads[origin],
-              let index = queue[head...].firstIndex(where: { $0 === transfer }) else { return false }
-        queue.remove(at: index)
+        guard queues[origin]?.remove(transfer) ?? false else { return false }
         count -= 1
-        if head == queue.count {
+        if queues[origin]?.isEmpty ?? true {
             queues.removeValue(forKey: origin)
-            heads.removeValue(forKey: origin)
             order.removeAll { $0 == origin }
-        } else {
-            queues[origin] = queue
         }
         return true
+    }
+
+    /// An array with a moving head: O(1) amortised append and pop.
+    private struct Fifo {
+        private var items: [Transfer] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == items.count }
+
+        mutating func append(_ transfer: Transfer) { items.append(transfer) }
+
+        mutating func popFirst() -> Transfer? {
+            guard head < items.count else { return nil }
+            let transfer = items[head]
+            head += 1
+            if head == items.count {
+                items.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return transfer
+        }
+
+        mutating func remove(_ transfer: Transfer) -> Bool {
+            guard let index = items[head...].firstIndex(where: { $0 === transfer }) else { return false }
+            items.remove(at: index)
+            return true
+        }
     }
 }

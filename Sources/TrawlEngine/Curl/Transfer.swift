@@ -20,7 +20,7 @@ final class Transfer: @unchecked Sendable {
 
     let request: PreparedRequest
     let delivery: Delivery
-    private var continuation: CheckedContinuation<TransferOutcome, any Error>?
+    private var continuation: UnsafeContinuation<TransferOutcome, any Error>?
 
     // Loop-thread state.
     var easy: EasyHandle?
@@ -47,7 +47,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Caller thread, before submission.
-    func setContinuation(_ continuation: CheckedContinuation<TransferOutcome, any Error>) {
+    func setContinuation(_ continuation: UnsafeContinuation<TransferOutcome, any Error>) {
         self.continuation = continuation
     }
 
