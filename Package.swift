@@ -67,6 +67,8 @@ let package = Package(
         .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlTestServer"]),
         .testTarget(name: "TrawlTests", dependencies: ["Trawl", "TrawlTestServer"]),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer"]),
+        // Runs the built `trawl` binary end to end.
+        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlTestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

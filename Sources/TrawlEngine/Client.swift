@@ -11,10 +11,12 @@
 /// for try await chunk in stream.body { consume(chunk) }
 /// ```
 ///
-/// The loop thread stops when the client is released and its last transfer has ended.
+/// The loop thread stops when the client (and its `executor`) are released and the last transfer has ended.
 public final class Client: Sendable {
     public let configuration: Configuration
-    let loop: CurlLoop
+    /// Runs tasks on the engine's loop thread; see `EngineExecutor`.
+    public let executor: EngineExecutor
+    var loop: CurlLoop { executor.loop }
     private let defaults: ClientDefaults
 
     public init(configuration: Configuration = Configuration()) {
@@ -26,11 +28,7 @@ public final class Client: Sendable {
                 "TLS certificate verification is OFF for this client: anyone on the network path can read and alter its traffic")
         }
         defaults = ClientDefaults(configuration: configuration)
-        loop = CurlLoop(configuration: configuration)
-    }
-
-    deinit {
-        loop.shutdown()
+        executor = EngineExecutor(loop: CurlLoop(configuration: configuration))
     }
 
     /// Sends a request and buffers the whole body, up to `Request.maxBodySize` (default: the client's

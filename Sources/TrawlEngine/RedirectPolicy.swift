@@ -25,6 +25,13 @@ struct RedirectStep {
         case follow(url: String, method: HTTPMethod, keepsBody: Bool, crossesOrigin: Bool)
     }
 
+    static func isFollowable(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: return true
+        default: return false
+        }
+    }
+
     static func next(status: Int, method: HTTPMethod, from url: String, location: String?) -> Outcome {
         guard let location, !location.isEmpty else { return .stop }
         let newMethod: HTTPMethod

@@ -37,8 +37,14 @@ public struct ResponseHead: Sendable {
     /// The URL that produced this response (after redirects).
     public var url: String
     public var httpVersion: HTTPVersion
-    /// `ip:port` of the peer.
-    public var remoteAddress: String?
+    /// The peer's IP address and port.
+    public var remoteIP: String?
+    public var remotePort: Int
+    /// `ip:port` of the peer (`[ip]:port` for IPv6).
+    public var remoteAddress: String? {
+        guard let remoteIP else { return nil }
+        return remoteIP.utf8.contains(UInt8(ascii: ":")) ? "[\(remoteIP)]:\(remotePort)" : "\(remoteIP):\(remotePort)"
+    }
     public var timings: Timings
     /// URLs of the redirects followed to get here, in order (empty when none).
     public var redirects: [String]

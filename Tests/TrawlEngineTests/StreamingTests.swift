@@ -101,7 +101,7 @@ struct StreamingTests {
             var config = Client.Configuration()
             config.maxConcurrentTransfers = 1
             let client = Client(configuration: config)
-            let tasks = (0..<5).map { _ in Task { try await client.send(Request(url: server.url("/delay/3000"))) } }
+            let tasks = (0..<5).map { _ in Task { try await client.send(Request(url: server.url("/delay/20000"))) } }
             try await Task.sleep(for: .milliseconds(100))
             for task in tasks { task.cancel() }
             for task in tasks {

@@ -16,6 +16,8 @@ final class CurlLoop: @unchecked Sendable {
         case cancel(Transfer)
         case resumeReceive(Transfer)
         case resumeSend(Transfer)
+        /// A task job for `EngineExecutor`: runs on this thread between libcurl calls.
+        case run(UnownedJob)
     }
 
     private struct Inbox {
@@ -61,6 +63,9 @@ final class CurlLoop: @unchecked Sendable {
     func cancel(_ transfer: Transfer) { enqueue(.cancel(transfer)) }
     func resumeReceive(_ transfer: Transfer) { enqueue(.resumeReceive(transfer)) }
     func resumeSend(_ transfer: Transfer) { enqueue(.resumeSend(transfer)) }
+    func run(_ job: UnownedJob) { enqueue(.run(job)) }
+    /// Set once, right after init, by the executor that runs jobs here.
+    nonisolated(unsafe) var executor: UnownedTaskExecutor?
 
     /// The thread exits once every transfer has ended.
     func shutdown() {
@@ -141,6 +146,8 @@ final class CurlLoop: @unchecked Sendable {
             guard let easy = transfer.easy, transfer.sendPaused else { return }
             transfer.sendPaused = false
             _ = curl_easy_pause(easy.raw, transfer.receivePaused ? TRAWL_CURLPAUSE_RECV : TRAWL_CURLPAUSE_CONT)
+        case .run(let job):
+            if let executor { job.runSynchronously(on: executor) }
         }
     }
 
@@ -173,7 +180,6 @@ final class CurlLoop: @unchecked Sendable {
                 code: .transport, "libcurl could not create a handle (out of memory?)"))
             return
         }
-        easy.reset()
         transfer.easy = easy
         do {
             try TransferSetup.configure(easy, for: transfer, configuration: configuration)
@@ -225,6 +231,8 @@ final class CurlLoop: @unchecked Sendable {
         if let easy = transfer.easy { _ = curl_multi_remove_handle(multi, easy.raw) }
         complete(transfer, code: code, cancellation: cancellation)
         live.removeValue(forKey: ObjectIdentifier(transfer))
+        // A handle that failed, was cancelled or is paused may hold state from that transfer: drop it.
+        let reusable = code == CURLE_OK && cancellation == nil && !transfer.receivePaused && !transfer.sendPaused
         if configuration.maxConnectionsPerHost != nil, let count = perOrigin[transfer.request.origin] {
             if count <= 1 {
                 perOrigin.removeValue(forKey: transfer.request.origin)
@@ -232,10 +240,10 @@ final class CurlLoop: @unchecked Sendable {
                 perOrigin[transfer.request.origin] = count - 1
             }
         }
-        recycle(transfer)
+        recycle(transfer, reusable: reusable)
     }
 
-    private func recycle(_ transfer: Transfer) {
+    private func recycle(_ transfer: Transfer, reusable: Bool = false) {
         if let list = transfer.headerList {
             curl_slist_free_all(list)
             transfer.headerList = nil
@@ -244,7 +252,7 @@ final class CurlLoop: @unchecked Sendable {
         transfer.upload = nil
         if let easy = transfer.easy {
             transfer.easy = nil
-            if pool.count < configuration.maxConcurrentTransfers { pool.append(easy) }
+            if reusable, pool.count < configuration.maxConcurrentTransfers { pool.append(easy) }
         }
     }
 }

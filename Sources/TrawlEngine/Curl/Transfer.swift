@@ -98,7 +98,7 @@ final class Transfer: @unchecked Sendable {
 
     private func headCompleted() {
         headComplete = true
-        if request.followsRedirects, [301, 302, 303, 307, 308].contains(status), headers.contains("Location") {
+        if request.followsRedirects, RedirectStep.isFollowable(status), headers.contains("Location") {
             isRedirect = true
             return
         }
@@ -202,7 +202,7 @@ final class Transfer: @unchecked Sendable {
         guard let easy else {
             let zero = Timings(dns: .zero, connect: .zero, tls: .zero, firstByte: .zero, total: nil)
             return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: .unknown,
-                                remoteAddress: nil, timings: zero, redirects: [])
+                                remoteIP: nil, remotePort: 0, timings: zero, redirects: [])
         }
         let version: HTTPVersion
         switch easy.long(CURLINFO_HTTP_VERSION) {
@@ -212,11 +212,8 @@ final class Transfer: @unchecked Sendable {
         case CURL_HTTP_VERSION_3: version = .http3
         default: version = .unknown
         }
-        var remote: String?
-        if let ip = easy.string(CURLINFO_PRIMARY_IP), !ip.isEmpty {
-            let port = easy.long(CURLINFO_PRIMARY_PORT)
-            remote = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
-        }
+        let ip = easy.string(CURLINFO_PRIMARY_IP)
+        let port = easy.long(CURLINFO_PRIMARY_PORT)
         let timings = Timings(
             dns: easy.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
             connect: easy.microseconds(CURLINFO_CONNECT_TIME_T),
@@ -224,7 +221,7 @@ final class Transfer: @unchecked Sendable {
             firstByte: easy.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
             total: total ? easy.microseconds(CURLINFO_TOTAL_TIME_T) : nil)
         return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
-                            remoteAddress: remote, timings: timings, redirects: [])
+                            remoteIP: ip?.isEmpty == false ? ip : nil, remotePort: port, timings: timings, redirects: [])
     }
 
     func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil,

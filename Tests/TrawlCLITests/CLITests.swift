@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+/// Runs the built `trawl` binary (it sits next to the test bundle) and captures its output.
+private func trawl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let executable = try #require(Bundle.main.executableURL)
+    let binary = executable.deletingLastPathComponent().appendingPathComponent("trawl")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cli-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
+    #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
+    #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    // Poll: Foundation's waitUntilExit can hang inside async tests.
+    for _ in 0..<3000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            String(decoding: try Data(contentsOf: err), as: UTF8.self))
+}
+
+private func withServer(_ body: (TestServer) async throws -> Void) async throws {
+    let server = try await TestServer.start()
+    do { try await body(server) } catch { try? await server.shutdown(); throw error }
+    try await server.shutdown()
+}
+
+@Suite("trawl command line")
+struct CLITests {
+    @Test func getPrintsTheBody() async throws {
+        try await withServer { server in
+            let result = try await trawl(["get", server.url("/headers?X-A=1")])
+            #expect(result.status == 0)
+            #expect(result.stdout == "{}")
+        }
+    }
+
+    @Test func getIncludesTheHeadWithDashI() async throws {
+        try await withServer { server in
+            let result = try await trawl(["get", "-i", server.url("/headers?X-A=1&X-A=2")])
+            #expect(result.stdout.hasPrefix("HTTP/1.1 200\r\n"))
+            #expect(result.stdout.contains("X-A: 1\r\nX-A: 2\r\n"))
+        }
+    }
+
+    @Test func getSendsMethodHeadersAndBody() async throws {
+        try await withServer { server in
+            let result = try await trawl(["get", "-X", "PUT", "-H", "X-Test: yes", "-d", "hello", server.url("/echo")])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains(#""method":"PUT""#) || result.stdout.contains(#""method": "PUT""#))
+            #expect(result.stdout.contains("hello"))
+            #expect(result.stdout.contains("X-Test"))
+        }
+    }
+
+    @Test func getWritesToAFile() async throws {
+        try await withServer { server in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-get-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let result = try await trawl(["get", server.url("/bytes/300000"), "-o", path])
+            #expect(result.status == 0)
+            let data = try #require(FileManager.default.contents(atPath: path))
+            #expect(data.count == 300_000)
+            #expect(data.prefix(1000).elementsEqual((0..<1000).map { TestServer.patternByte(at: $0) }))
+        }
+    }
+
+    @Test func httpErrorStatusExitsOne() async throws {
+        try await withServer { server in
+            let result = try await trawl(["get", server.url("/status/404")])
+            #expect(result.status == 1)
+            #expect(result.stderr == "error: HTTP 404 from \(server.url("/status/404"))\n")
+        }
+    }
+
+    @Test func transportErrorsExitOneWithTheReason() async throws {
+        try await withServer { server in
+            let result = try await trawl(["get", server.url("/short/1000")])
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("error: GET \(server.url("/short/1000")): the body ended after 1000 bytes"))
+        }
+    }
+
+    @Test func badHeaderExitsOne() async throws {
+        let result = try await trawl(["get", "-H", "X-A: a\rb", "http://127.0.0.1:9/"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("contains control character U+000D (CR)"))
+    }
+
+    @Test func badUsageExitsTwo() async throws {
+        #expect(try await trawl(["get"]).status == 2)
+        #expect(try await trawl(["get", "-H", "no-colon", "http://127.0.0.1:9/"]).status == 2)
+        #expect(try await trawl(["bench", "-n", "0"]).status == 2)
+        #expect(try await trawl(["frobnicate"]).status == 2)
+    }
+
+    @Test func benchReportsJSON() async throws {
+        try await withServer { server in
+            let result = try await trawl(["bench", "-n", "300", "-c", "8", "--json", server.url("/json/small")])
+            #expect(result.status == 0)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            #expect(object["requests"] as? Int == 300)
+            #expect(object["failed"] as? Int == 0)
+            #expect((object["requests_per_s"] as? Double ?? 0) > 0)
+            let latency = try #require(object["latency_ms"] as? [String: Double])
+            #expect(Set(latency.keys) == ["p50", "p90", "p99", "p999", "max"])
+        }
+    }
+
+    @Test func benchWithoutURLUsesTheEmbeddedServer() async throws {
+        let result = try await trawl(["bench", "-n", "200", "-c", "4"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("trawl bench: 200 requests, 4 concurrent"))
+        #expect(result.stdout.contains("errors        none"))
+    }
+
+    @Test func benchCountsErrorsByKind() async throws {
+        let result = try await trawl(["bench", "-n", "20", "-c", "2", "--json", "http://127.0.0.1:9/"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains(#""connectFailed":20"#))
+    }
+}
