@@ -9,6 +9,7 @@ struct TrawlCommand: AsyncParsableCommand {
         abstract: "Bulk-fetch paginated JSON APIs, stream large responses, and measure throughput.",
         subcommands: [
             Get.self,
+            Extract.self,
             Bench.self,
             Serve.self,
         ]

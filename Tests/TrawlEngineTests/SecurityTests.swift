@@ -57,6 +57,14 @@ struct SecurityTests {
         }
     }
 
+    @Test func sigpipeIsIgnoredOnceAClientExists() {
+        _ = Client()
+        var action = sigaction()
+        #expect(sigaction(SIGPIPE, nil, &action) == 0)
+        // SIG_IGN is the handler value 1; a write to a dead socket must not kill the process.
+        #expect(unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 1)
+    }
+
     @Test func sensitiveHeaderMatchingIsCaseInsensitive() {
         var headers: HTTPHeaders = ["AUTHORIZATION": "x", "Cookie": "y", "Keep": "z"]
         headers.remove(names: RedirectPolicy.credentialHeaders)

@@ -1,0 +1,64 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Decodes `Decodable` values straight from the parser's events, with the options of
+/// `JSONDecoder` that users rely on, and no intermediate tree.
+///
+/// ```swift
+/// struct Event: Decodable { let id: Int64; let createdAt: Date; let payload: Data? }
+/// var decoder = JSONItemDecoder()
+/// decoder.keyDecodingStrategy = .convertFromSnakeCase
+/// decoder.dateDecodingStrategy = .iso8601
+/// let extractor = try JSONExtractor(path: "events", form: .values)
+/// try extractor.feed(chunk) { element in
+///     let event = try element.decode(Event.self, using: decoder)
+/// }
+/// // or, for a whole document in memory:
+/// let events = try decoder.decode([Event].self, from: bytes)
+/// ```
+///
+/// Numbers are converted when a property asks for them, so a value too large for its type fails
+/// that element only. When an object repeats a key, the last value wins (`JSONDecoder` keeps the
+/// first). Dates, `Data`, `URL` and `Decimal` are handled as `JSONDecoder` handles them.
+public struct JSONItemDecoder: Sendable {
+    /// How JSON object keys map to coding keys (as `JSONDecoder.keyDecodingStrategy`).
+    public var keyDecodingStrategy: JSONDecoder.KeyDecodingStrategy = .useDefaultKeys
+    /// How dates are read (as `JSONDecoder.dateDecodingStrategy`).
+    public var dateDecodingStrategy: JSONDecoder.DateDecodingStrategy = .deferredToDate
+    /// How `Data` is read (as `JSONDecoder.dataDecodingStrategy`); base64 by default.
+    public var dataDecodingStrategy: JSONDecoder.DataDecodingStrategy = .base64
+    /// How strings stand for infinite and NaN floats (as in `JSONDecoder`); rejected by default.
+    public var nonConformingFloatDecodingStrategy: JSONDecoder.NonConformingFloatDecodingStrategy = .throw
+    /// Values handed to `Decodable` implementations through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Limits applied by `decode(_:from:)` while parsing.
+    public var limits = JSONLimits()
+
+    public init() {}
+
+    /// Decodes a whole JSON document held in memory.
+    ///
+    /// - Throws: `JSONError` if the bytes are not JSON, `DecodingError` if they do not fit `T`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, from json: [UInt8]) throws -> T {
+        let extractor = try JSONExtractor(path: .root, capture: [], form: .values, limits: limits, wholeValue: true)
+        var decoded: T?
+        try extractor.feed(json) { decoded = try $0.decode(type, using: self) }
+        _ = try extractor.finish { decoded = try $0.decode(type, using: self) }
+        guard let decoded else {
+            throw JSONError(code: .empty, message: "empty document: no JSON value", byteOffset: 0)
+        }
+        return decoded
+    }
+
+    /// Decodes one value recorded in the event encoding.
+    func decode<T: Decodable>(_ type: T.Type, events: UnsafeRawBufferPointer) throws -> T {
+        guard let base = events.baseAddress, !events.isEmpty else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "No value."))
+        }
+        let decoder = EventDecoder(base: base, offset: 0, path: .root, options: self)
+        return try decoder.unwrap(type, at: 0, path: .root)
+    }
+}

@@ -1,0 +1,309 @@
+/// The keyed container over one recorded object. Keys are found by a linear scan that keeps the
+/// last match (so a repeated key's last value wins); large objects get a dictionary instead.
+struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: EventDecoder
+    let start: Int
+    let count: Int
+    let path: CodingPath
+    /// Keys as a custom key strategy turns them, or an index for objects too large to scan.
+    private let lookup: KeyLookup?
+
+    /// Keys are compared as they are, whatever the key strategy.
+    private let keepKeys: Bool
+
+    init(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool = false) {
+        self.decoder = decoder
+        self.start = start
+        self.count = decoder.reader.count(at: start)
+        self.path = path
+        self.keepKeys = keepKeys || decoder.keyMode == .asIs
+        var converted: [String]?
+        if !self.keepKeys, decoder.keyMode == .custom, case .custom(let convert) = decoder.options.keyDecodingStrategy {
+            var keys: [String] = []
+            let base = path.keys
+            Self.forEachEntry(decoder.reader, start) { key, _ in
+                keys.append(convert(base + [AnyCodingKey(stringValue: EventReader.string(key))]).stringValue)
+            }
+            converted = keys
+        }
+        if count > KeyLookup.indexThreshold || converted != nil {
+            var index: [String: Int] = [:]
+            var i = 0
+            let snakeCase = !self.keepKeys && decoder.keyMode == .snakeCase
+            Self.forEachEntry(decoder.reader, start) { key, value in
+                index[converted?[i] ?? (snakeCase ? SnakeCase.toCamelCase(key) : EventReader.string(key))] = value
+                i += 1
+            }
+            lookup = KeyLookup(converted: converted, index: index)
+        } else {
+            lookup = nil
+        }
+    }
+
+    /// Calls `body` with each key's bytes and its value's offset, in document order.
+    @inline(__always)
+    static func forEachEntry(
+        _ reader: EventReader, _ start: Int, _ body: (UnsafeRawBufferPointer, Int) -> Void
+    ) {
+        let n = reader.count(at: start)
+        var position = start + EventTag.containerHeaderSize
+        for _ in 0..<n {
+            let length = reader.uint32(at: position)
+            let key = UnsafeRawBufferPointer(start: reader.base + position + 4, count: length)
+            let value = position + 4 + length
+            body(key, value)
+            position = reader.end(of: value)
+        }
+    }
+
+    var codingPath: [any CodingKey] { path.keys }
+
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        var i = 0
+        let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
+        Self.forEachEntry(decoder.reader, start) { key, _ in
+            let text = lookup?.converted?[i] ?? (snakeCase ? SnakeCase.toCamelCase(key) : EventReader.string(key))
+            if let key = Key(stringValue: text) { keys.append(key) }
+            i += 1
+        }
+        return keys
+    }
+
+    /// The offset of the value for `key`, if present (the last one if the key repeats).
+    @inline(__always)
+    func find(_ key: Key) -> Int? {
+        if let lookup { return lookup.index[key.stringValue] }
+        var wanted = key.stringValue
+        let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
+        let reader = decoder.reader
+        let first = start + EventTag.containerHeaderSize
+        return wanted.withUTF8 { utf8 in
+            guard !reader.mayRepeatKeys(at: start) else {
+                var found: Int?
+                var position = first
+                for _ in 0..<count {
+                    let length = reader.uint32(at: position)
+                    let value = position + 4 + length
+                    if Self.keyMatches(reader.base + position + 4, length, utf8, snakeCase) { found = value }
+                    position = reader.end(of: value)
+                }
+                return found
+            }
+            // Distinct keys: the first match is the only one, and it is usually the entry after
+            // the previous match.
+            var position = first
+            var index = 0
+            if decoder.hintObject == start && decoder.hintIndex < count {
+                position = decoder.hintPosition
+                index = decoder.hintIndex
+            }
+            for _ in 0..<count {
+                if index == count {
+                    position = first
+                    index = 0
+                }
+                let length = reader.uint32(at: position)
+                let value = position + 4 + length
+                let next = reader.end(of: value)
+                if Self.keyMatches(reader.base + position + 4, length, utf8, snakeCase) {
+                    decoder.hintObject = start
+                    decoder.hintPosition = next
+                    decoder.hintIndex = index + 1
+                    return value
+                }
+                position = next
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    @inline(__always)
+    private static func keyMatches(
+        _ key: UnsafeRawPointer, _ length: Int, _ wanted: UnsafeBufferPointer<UInt8>, _ snakeCase: Bool
+    ) -> Bool {
+        if length == wanted.count {
+            // Equal bytes match unless the conversion would change the key.
+            guard memoryEqual(wanted.baseAddress, key, length) else { return false }
+            return !snakeCase || !SnakeCase.hasUnderscore(key, length)
+                || SnakeCase.matches(key, length, camelCase: wanted)
+        }
+        // The conversion only removes underscores, so a converted key is never longer.
+        return snakeCase && length > wanted.count && SnakeCase.mayMatch(key, length, camelCase: wanted)
+            && SnakeCase.hasUnderscore(key, length) && SnakeCase.matches(key, length, camelCase: wanted)
+    }
+
+    @inline(__always)
+    func value(_ key: Key) throws -> Int {
+        guard let offset = find(key) else {
+            throw DecodingError.keyNotFound(key, .init(
+                codingPath: path.keys,
+                debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        }
+        return offset
+    }
+
+    func contains(_ key: Key) -> Bool { find(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.reader.tag(at: try value(key)) == EventTag.null.rawValue
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        let offset = try value(key)
+        if let value = decoder.boolIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let offset = try value(key)
+        if let value = decoder.stringIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        let offset = try value(key)
+        if let value = decoder.doubleIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        let offset = try value(key)
+        if let value = decoder.floatIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        let offset = try value(key)
+        if let value = decoder.int64IfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    @inline(__always)
+    private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+        let offset = try value(key)
+        if let value: T = decoder.integerIfValid(at: offset) { return value }
+        throw decoder.failure(T.self, at: offset, path: path.appending(key))
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let offset = try value(key)
+        // `[String]` is common in items; the general path builds a coding path first.
+        if T.self == [String].self, let strings = decoder.stringsIfValid(at: offset) {
+            return unsafeBitCast(strings, to: T.self)
+        }
+        return try decoder.unwrap(type, at: offset, path: path.appending(key))
+    }
+
+    /// Present and not null, or nil: one lookup instead of the default three.
+    @inline(__always)
+    private func present(_ key: Key) -> Int? {
+        guard let offset = find(key), decoder.reader.tag(at: offset) != EventTag.null.rawValue else { return nil }
+        return offset
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let offset = present(key) else { return nil }
+        if let value = decoder.stringIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try integerIfPresent(key) }
+
+    private func integerIfPresent<T: FixedWidthInteger>(_ key: Key) throws -> T? {
+        guard let offset = present(key) else { return nil }
+        if let value: T = decoder.integerIfValid(at: offset) { return value }
+        throw decoder.failure(T.self, at: offset, path: path.appending(key))
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let offset = present(key) else { return nil }
+        if let value = decoder.doubleIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let offset = present(key) else { return nil }
+        if let value = decoder.boolIfValid(at: offset) { return value }
+        throw decoder.failure(type, at: offset, path: path.appending(key))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let offset = present(key) else { return nil }
+        return try decoder.unwrap(type, at: offset, path: path.appending(key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try value(key)
+        let nestedPath = path.appending(key)
+        guard decoder.reader.tag(at: offset) == EventTag.object.rawValue else {
+            throw decoder.mismatch([String: Any].self, at: offset, path: nestedPath)
+        }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, start: offset, path: nestedPath))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let offset = try value(key)
+        let nestedPath = path.appending(key)
+        guard decoder.reader.tag(at: offset) == EventTag.array.rawValue else {
+            throw decoder.mismatch([Any].self, at: offset, path: nestedPath)
+        }
+        return UnkeyedContainer(decoder: decoder, start: offset, path: nestedPath)
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try superDecoder(at: find(AnyCodingKey.superKey.stringValue), key: AnyCodingKey.superKey)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try superDecoder(at: find(key), key: AnyCodingKey(key))
+    }
+
+    private func find(_ text: String) -> Int? {
+        guard let key = Key(stringValue: text) else { return nil }
+        return find(key)
+    }
+
+    /// A decoder of its own for the value (a null one when the key is absent, as in `JSONDecoder`).
+    private func superDecoder(at offset: Int?, key: AnyCodingKey) throws -> any Decoder {
+        let nestedPath = CodingPath.key(key, path)
+        guard let offset else {
+            return EventDecoder(base: NullEvent.pointer, offset: 0, path: nestedPath, options: decoder.options)
+        }
+        return EventDecoder(base: decoder.reader.base, offset: offset, path: nestedPath, options: decoder.options)
+    }
+}
+
+/// A recorded `null`, for decoders of absent values.
+enum NullEvent {
+    nonisolated(unsafe) static let pointer: UnsafeRawPointer = {
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+        pointer.storeBytes(of: EventTag.null.rawValue, as: UInt8.self)
+        return UnsafeRawPointer(pointer)
+    }()
+}
+
+/// What a keyed container needs beyond a linear scan.
+final class KeyLookup {
+    static let indexThreshold = 24
+    let converted: [String]?
+    let index: [String: Int]
+
+    init(converted: [String]?, index: [String: Int]) {
+        self.converted = converted
+        self.index = index
+    }
+}

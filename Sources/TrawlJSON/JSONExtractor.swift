@@ -1,0 +1,320 @@
+/// Streams the elements of the collection at a key path out of a JSON document fed in chunks,
+/// and captures side fields (pagination cursors, totals) in the same pass.
+///
+/// Feed it bytes as they arrive, in chunks of any size; each `feed` hands out the elements that
+/// chunk completed. `finish` ends the document and returns what was captured:
+///
+/// ```swift
+/// let extractor = try JSONExtractor(path: "data", capture: ["has_more", "data.-1.id"])
+/// for try await chunk in response.body {
+///     try extractor.feed(chunk) { element in
+///         sink.write(element.json)                   // or element.decode(Item.self)
+///     }
+/// }
+/// let summary = try extractor.finish()
+/// summary.captured["data.-1.id"]                      // the id of the last element, for the next page
+/// ```
+///
+/// If the value at the path is an array, its elements are handed out; if it is an object or a
+/// scalar, that value is the one element; `Summary.collection` tells these apart from a missing
+/// path. If the path matches more than once (duplicate keys), every occurrence is handed out. For
+/// captured fields the last occurrence wins.
+///
+/// Memory stays bounded by the largest element (plus one chunk), whatever the document's size.
+/// Errors are `JSONError`s saying what and where; elements completed before an error have been
+/// handed out when it is thrown, and every later call throws the same error. An extractor reads
+/// one document and is not thread-safe.
+public final class JSONExtractor {
+    /// How elements are recorded.
+    public enum Form: Sendable, Hashable {
+        /// As compact JSON (fastest for `JSONElement.json`, e.g. to write JSON Lines).
+        case json
+        /// As parser events (fastest for `JSONElement.decode` and `JSONElement.value`).
+        case values
+        /// Not at all: elements are only counted (`onElement` is never called).
+        case countOnly
+    }
+
+    /// What the whole document held, returned by `finish`.
+    public struct Summary: Sendable, Hashable {
+        /// What the item path named.
+        public enum Collection: Sendable, Hashable {
+            /// An array, whose elements were handed out (possibly none).
+            case array
+            /// An object or a scalar, handed out as the one element.
+            case value
+            /// Nothing: the path is not in the document.
+            case missing
+        }
+
+        public var collection: Collection
+        /// The number of elements handed out (or counted).
+        public var elementCount: Int
+        /// The captured side fields that were present (`JSONValue.null` for an explicit null).
+        public var captured: [JSONKeyPath: JSONValue]
+        /// The size of the document in bytes.
+        public var byteCount: Int
+    }
+
+    /// The key path of the collection.
+    public let path: JSONKeyPath
+    /// The key paths of the side fields captured.
+    public let capturePaths: [JSONKeyPath]
+    let form: Form
+    let limits: JSONLimits
+    let parser: YajlParser
+    var state: UnsafeMutablePointer<ParseState> { parser.state }
+
+    var scanner = InputScanner()
+    /// Scanned bytes not yet given to yajl, held to coalesce the pieces of a long token.
+    var pending = ByteBuffer()
+    var pendingNewlines = 0
+    var pendingLastNewline: Int?
+    /// The first bytes of the document, for diagnosis.
+    var head: [UInt8] = []
+    var headChecked = false
+    var sawContent = false
+    var received = 0
+    /// Bytes given to yajl, with the line feeds among them.
+    var parsed = 0
+    var parsedNewlines = 0
+    var parsedLastNewline: Int?
+    /// The last bytes given to yajl, for excerpts.
+    var recent: [UInt8] = []
+    /// Bytes given to yajl since the last token ended: a long token being assembled.
+    var quietBytes = 0
+    var delivered = 0
+    var terminalError: (any Error)?
+    var finished = false
+
+    /// Creates an extractor for the collection at `path`, capturing the fields at `capture`.
+    ///
+    /// - Throws: `JSONError` with code `.invalidKeyPath` if `path` has a negative index (its
+    ///   elements could not be streamed) or a capture path has more than one.
+    public convenience init(
+        path: JSONKeyPath = .root, capture: [JSONKeyPath] = [], form: Form = .json, limits: JSONLimits = .init()
+    ) throws {
+        try self.init(path: path, capture: capture, form: form, limits: limits, wholeValue: false)
+    }
+
+    /// With `wholeValue`, the value at `path` is the one element even when it is an array.
+    init(path: JSONKeyPath, capture: [JSONKeyPath], form: Form, limits: JSONLimits, wholeValue: Bool) throws {
+        if path.components.contains(where: { if case .index(let i) = $0 { i < 0 } else { false } }) {
+            throw JSONError(
+                code: .invalidKeyPath,
+                message: "the item path \(path) has a negative index: capture it as a side field instead")
+        }
+        var distances: [Int] = []
+        for capturePath in capture {
+            let negatives = capturePath.components.compactMap { component -> Int? in
+                if case .index(let i) = component, i < 0 { return -i }
+                return nil
+            }
+            guard negatives.count <= 1 else {
+                throw JSONError(
+                    code: .invalidKeyPath, message: "the capture path \(capturePath) has more than one negative index")
+            }
+            distances.append(negatives.first ?? 0)
+        }
+        self.path = path
+        self.capturePaths = capture
+        self.form = form
+        self.limits = limits
+        let matcher = PathMatcher(items: path, captures: capture)
+        let stateForm: ParseState.Form = form == .json ? .json : form == .values ? .values : .count
+        parser = YajlParser(state: ParseState(
+            matcher: matcher, captureDistances: distances, form: stateForm, limits: limits, wholeValue: wholeValue))
+    }
+
+    deinit {
+        pending.release()
+    }
+
+    /// The number of bytes fed so far.
+    public var byteCount: Int { received }
+
+    /// Parses the next bytes of the document, calling `onElement` for each element they complete.
+    ///
+    /// - Throws: `JSONError` when the document is invalid or exceeds a limit, or what `onElement`
+    ///   throws. Either way the extraction is over.
+    public func feed<Bytes: Sequence<UInt8>>(
+        _ bytes: Bytes, onElement: (JSONElement) throws -> Void = { _ in }
+    ) throws {
+        if let terminalError { throw terminalError }
+        precondition(!finished, "JSONExtractor.feed called after finish")
+        do {
+            let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
+                try ingest(UnsafeRawBufferPointer(buffer), onElement)
+            }
+            if done == nil {
+                try Array(bytes).withUnsafeBytes { try ingest($0, onElement) }
+            }
+        } catch {
+            terminalError = error
+            throw error
+        }
+    }
+
+    /// Ends the document: parses what is left, checks the document is complete, and returns what
+    /// it held.
+    public func finish(onElement: (JSONElement) throws -> Void = { _ in }) throws -> Summary {
+        if let terminalError { throw terminalError }
+        precondition(!finished, "JSONExtractor.finish called twice")
+        finished = true
+        do {
+            headChecked = true
+            try parsePending(onElement)
+            let outcome = parser.complete()
+            try deliver(onElement)
+            try check(outcome, unit: nil)
+        } catch {
+            terminalError = error
+            throw error
+        }
+        let parseState = state.pointee
+        var captured: [JSONKeyPath: JSONValue] = [:]
+        for (slot, capturePath) in capturePaths.enumerated() {
+            if let value = parseState.captured[slot] { captured[capturePath] = value }
+        }
+        let collection: Summary.Collection
+        switch parseState.collection {
+        case .array: collection = .array
+        case .value: collection = .value
+        case .missing: collection = .missing
+        }
+        return Summary(
+            collection: collection, elementCount: parseState.elementCount, captured: captured, byteCount: received)
+    }
+
+    // MARK: - Feeding
+
+    /// Large inputs are parsed in pieces so that the elements they complete are handed out (and
+    /// their memory reused) as the parse goes.
+    static let pieceSize = 256 << 10
+
+    private func ingest(_ bytes: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
+        var start = 0
+        while start < bytes.count {
+            let end = Swift.min(start + Self.pieceSize, bytes.count)
+            try ingestPiece(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), onElement)
+            start = end
+        }
+    }
+
+    private func ingestPiece(_ piece: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
+        received += piece.count
+        if head.count < 64 { head.append(contentsOf: piece.prefix(64 - head.count)) }
+        let scan = scanner.scan(piece)
+        let valid = UnsafeRawBufferPointer(rebasing: piece[0..<scan.validCount])
+        if !sawContent { sawContent = valid.contains { !Self.isWhitespace($0) } }
+        try accept(valid, newlines: scan.newlines, lastNewline: scan.lastNewline, onElement)
+        if let (failure, offset) = scan.failure {
+            headChecked = true
+            try parsePending(onElement)
+            throw scannerError(
+                failure, at: offset, following: UnsafeRawBufferPointer(rebasing: piece[scan.validCount...]))
+        }
+    }
+
+    private func accept(
+        _ bytes: UnsafeRawBufferPointer, newlines: Int, lastNewline: Int?, _ onElement: (JSONElement) throws -> Void
+    ) throws {
+        if !headChecked {
+            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+            if head.starts(with: bom) {
+                throw makeError(.byteOrderMark, "UTF-8 BOM at start", at: 0, unit: nil)
+            }
+            if head.count < 3 && bom.starts(with: head) {
+                appendPending(bytes, newlines: newlines, lastNewline: lastNewline)
+                return
+            }
+            headChecked = true
+        }
+        // While a long token is being assembled, yajl rescans it from its start on every call:
+        // hold input back until it at least doubles what yajl has already buffered.
+        let target = quietBytes >= 256 ? quietBytes : 0
+        if pending.isEmpty && bytes.count >= target {
+            try parseUnit(bytes, newlines: newlines, lastNewline: lastNewline, onElement)
+        } else {
+            appendPending(bytes, newlines: newlines, lastNewline: lastNewline)
+            if pending.count >= target { try parsePending(onElement) }
+        }
+        if quietBytes + pending.count > limits.maxTokenBytes {
+            throw makeError(
+                .tooLarge, "a single token is larger than the \(Self.size(limits.maxTokenBytes)) limit",
+                at: parsed, unit: nil)
+        }
+    }
+
+    private func appendPending(_ bytes: UnsafeRawBufferPointer, newlines: Int, lastNewline: Int?) {
+        pending.append(bytes)
+        pendingNewlines += newlines
+        if let lastNewline { pendingLastNewline = lastNewline }
+    }
+
+    private func parsePending(_ onElement: (JSONElement) throws -> Void) throws {
+        guard !pending.isEmpty else { return }
+        let newlines = pendingNewlines
+        let lastNewline = pendingLastNewline
+        pendingNewlines = 0
+        pendingLastNewline = nil
+        defer { pending.removeAll() }
+        try parseUnit(pending.bytes(0..<pending.count), newlines: newlines, lastNewline: lastNewline, onElement)
+    }
+
+    private func parseUnit(
+        _ unit: UnsafeRawBufferPointer, newlines: Int, lastNewline: Int?, _ onElement: (JSONElement) throws -> Void
+    ) throws {
+        let progressBefore = state.pointee.progress
+        let outcome = parser.parse(unit)
+        defer { parser.release() }
+        try deliver(onElement)
+        try check(outcome, unit: unit)
+        parsed += unit.count
+        parsedNewlines += newlines
+        if let lastNewline { parsedLastNewline = lastNewline }
+        recent.append(contentsOf: unit.suffix(32))
+        if recent.count > 32 { recent.removeFirst(recent.count - 32) }
+        quietBytes = state.pointee.progress == progressBefore ? quietBytes + unit.count : 0
+        try checkSizes()
+    }
+
+    private func deliver(_ onElement: (JSONElement) throws -> Void) throws {
+        guard !state.pointee.completedEnds.isEmpty else { return }
+        let (bytes, ends) = state.pointee.takeCompleted()
+        var start = 0
+        let isEvents = form == .values
+        for end in ends {
+            let element = JSONElement(index: delivered, bytes: bytes[start..<end], isEvents: isEvents)
+            delivered += 1
+            start = end
+            try onElement(element)
+        }
+    }
+
+    private func checkSizes() throws {
+        let parseState = state.pointee
+        if parseState.openElementBytes > limits.maxElementBytes {
+            throw makeError(
+                .tooLarge,
+                "element \(parseState.elementCount) is larger than the \(Self.size(limits.maxElementBytes)) limit",
+                at: parsed, unit: nil)
+        }
+        if parseState.captureBytes > limits.maxCaptureBytes {
+            throw makeError(
+                .tooLarge,
+                "a captured field is larger than the \(Self.size(limits.maxCaptureBytes)) limit",
+                at: parsed, unit: nil)
+        }
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes)-byte"
+    }
+}

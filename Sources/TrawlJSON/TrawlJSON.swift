@@ -1,1 +1,0 @@
-// Streaming JSON extraction over yajl: lands with the streaming JSON issue.

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import TrawlJSON
+
+/// `trawl extract --path KEYPATH [FILE|-]`: the elements at a key path as JSON Lines on stdout.
+struct Extract: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stream the elements at a key path out of a JSON document as JSON Lines.",
+        discussion: """
+            Key paths are dot-separated keys and array indices; a negative index counts from the end \
+            ('data.-1.id'); '' or '$' is the root. The document streams: memory stays bounded by the \
+            largest element. On bad input the elements completed before the error are written, the \
+            error goes to stderr, and the exit status is 1.
+            """)
+
+    @Option(name: [.customShort("p"), .long], help: "The key path of the collection (e.g. items, data.results, $).")
+    var path: String
+
+    @Option(name: .long, help: "A side field to report on stderr at the end, e.g. next_cursor (repeatable).")
+    var side: [String] = []
+
+    @Flag(name: .long, help: "Print only the number of elements, on the last line of stdout.")
+    var count = false
+
+    @Argument(help: "The JSON file, or - for stdin.")
+    var file: String = "-"
+
+    func run() async throws {
+        let input = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+        guard let input else { throw CLIFailure("error: cannot open '\(file)'") }
+        let sides = side.map { JSONKeyPath($0) }
+        let extractor: JSONExtractor
+        do {
+            extractor = try JSONExtractor(path: JSONKeyPath(path), capture: sides, form: count ? .countOnly : .json)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var output = OutputBuffer()
+        let onElement: (JSONElement) -> Void = { element in output.appendLine(element.json) }
+        let summary: JSONExtractor.Summary
+        do {
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    if n < 0 { throw CLIFailure("error: cannot read '\(file)': \(String(cString: strerror(errno)))") }
+                    break
+                }
+                try extractor.feed(chunk[0..<n], onElement: onElement)
+                output.flushIfFull()
+            }
+            summary = try extractor.finish(onElement: onElement)
+        } catch let error as JSONError {
+            output.flush()
+            throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
+        }
+        if count { output.appendLine(ArraySlice(String(summary.elementCount).utf8)) }
+        output.flush()
+        for sidePath in sides {
+            let value = summary.captured[sidePath].map { String(decoding: $0.json, as: UTF8.self) } ?? "(missing)"
+            FileHandle.standardError.write(Data("\(sidePath): \(value)\n".utf8))
+        }
+        if summary.collection == .missing {
+            throw CLIFailure("error: \(JSONKeyPath(path)) is not in the document")
+        }
+    }
+}
+
+/// Lines collected in memory and written to stdout in large blocks.
+private struct OutputBuffer {
+    private var bytes: [UInt8] = []
+
+    mutating func appendLine(_ line: ArraySlice<UInt8>) {
+        bytes.append(contentsOf: line)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    mutating func flushIfFull() {
+        if bytes.count >= 64 << 10 { flush() }
+    }
+
+    mutating func flush() {
+        var written = 0
+        bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let n = write(STDOUT_FILENO, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }
+                written += n
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

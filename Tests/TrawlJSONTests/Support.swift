@@ -1,0 +1,48 @@
+import Testing
+@testable import TrawlJSON
+
+/// The outcome of running an extractor over a document.
+struct Extraction {
+    var lines: [String] = []
+    var summary: JSONExtractor.Summary?
+    var error: JSONError?
+}
+
+/// Runs an extractor over `document`, fed in chunks of `chunkSize` bytes (all at once when nil),
+/// or split at the given offsets.
+func extract(
+    _ document: some Collection<UInt8>, path: JSONKeyPath = .root, capture: [JSONKeyPath] = [],
+    form: JSONExtractor.Form = .json, limits: JSONLimits = .init(), chunkSize: Int? = nil, splits: [Int]? = nil
+) throws -> Extraction {
+    let bytes = Array(document)
+    let extractor = try JSONExtractor(path: path, capture: capture, form: form, limits: limits)
+    var result = Extraction()
+    let collect: (JSONElement) -> Void = { result.lines.append(String(decoding: $0.json, as: UTF8.self)) }
+    var cuts: [Int]
+    if let splits {
+        cuts = splits
+    } else if let chunkSize {
+        cuts = Array(stride(from: chunkSize, to: bytes.count, by: chunkSize))
+    } else {
+        cuts = []
+    }
+    cuts.append(bytes.count)
+    do {
+        var start = 0
+        for cut in cuts where cut >= start {
+            try extractor.feed(bytes[start..<cut], onElement: collect)
+            start = cut
+        }
+        result.summary = try extractor.finish(onElement: collect)
+    } catch let error as JSONError {
+        result.error = error
+    }
+    return result
+}
+
+func extract(
+    _ document: String, path: JSONKeyPath = .root, capture: [JSONKeyPath] = [], form: JSONExtractor.Form = .json,
+    limits: JSONLimits = .init(), chunkSize: Int? = nil
+) throws -> Extraction {
+    try extract(Array(document.utf8), path: path, capture: capture, form: form, limits: limits, chunkSize: chunkSize)
+}
