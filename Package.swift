@@ -40,7 +40,10 @@ let package = Package(
             ]
         ),
         .target(name: "TrawlJSON", dependencies: ["CYajl", "TrawlEngine"]),
-        .target(name: "Trawl", dependencies: ["TrawlEngine", "TrawlJSON"]),
+        .target(
+            name: "Trawl",
+            dependencies: ["TrawlEngine", "TrawlJSON", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "TrawlTestServer",
             dependencies: [
@@ -65,7 +68,10 @@ let package = Package(
             dependencies: ["TrawlEngine", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlTestServer"]),
-        .testTarget(name: "TrawlTests", dependencies: ["Trawl", "TrawlTestServer"]),
+        .testTarget(
+            name: "TrawlTests",
+            dependencies: ["Trawl", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer"]),
         // Runs the built `trawl` binary end to end.
         .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlTestServer"]),

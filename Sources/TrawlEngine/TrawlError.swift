@@ -18,6 +18,7 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
             case tooLarge, truncated, receiveFailed, sendFailed, decodingFailed
             case tooManyRedirects, redirectLoop, redirectNotReplayable
             case cancelled, bodySourceFailed, shutdown, transport
+            case unexpectedStatus, invalidBody
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -58,6 +59,11 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
         public static let bodySourceFailed = Code(.bodySourceFailed)
         /// The client was shut down.
         public static let shutdown = Code(.shutdown)
+        /// The status was not the one the caller expected (a 5xx instead of the JSON collection).
+        public static let unexpectedStatus = Code(.unexpectedStatus)
+        /// The body arrived but is not what the caller expected (malformed JSON, an HTML error page);
+        /// `underlying` holds the parser's error with its byte offset.
+        public static let invalidBody = Code(.invalidBody)
         /// Any other libcurl failure; see `curlCode` and `curlMessage`.
         public static let transport = Code(.transport)
     }
