@@ -7,10 +7,15 @@
 /// headers["x-tag"]            // "a" (first value, case-insensitive)
 /// headers.values(for: "X-Tag") // ["a", "b"]
 /// ```
+///
+/// Response headers stay as the bytes received until a field is read: a response whose headers
+/// nobody looks at never pays for turning them into strings.
 public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
     public typealias Field = (name: String, value: String)
 
     private var storage: [HeaderField]
+    /// When set, the fields are these received bytes (and `storage` is empty).
+    private var received: ReceivedHeaders?
 
     private struct HeaderField: Sendable, Hashable {
         var name: String
@@ -27,12 +32,33 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         self.init(elements)
     }
 
+    init(received: ReceivedHeaders) {
+        storage = []
+        self.received = received
+    }
+
     /// Number of fields, repeats included.
-    public var count: Int { storage.count }
-    public var isEmpty: Bool { storage.isEmpty }
+    public var count: Int { received?.count ?? storage.count }
+    public var isEmpty: Bool { count == 0 }
+
+    private var fields: [HeaderField] {
+        guard let received else { return storage }
+        return (0..<received.count).map { HeaderField(name: received.name(at: $0), value: received.value(at: $0)) }
+    }
+
+    /// Turns received bytes into editable fields before a change.
+    private mutating func materialize() {
+        guard received != nil else { return }
+        storage = fields
+        received = nil
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     /// Appends a field, keeping any existing ones with the same name.
     public mutating func add(_ name: String, _ value: String) {
+        materialize()
         storage.append(HeaderField(name: name, value: value))
     }
 
@@ -44,18 +70,23 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// Removes every field named `name` (case-insensitive).
     public mutating func remove(_ name: String) {
+        materialize()
         storage.removeAll { Self.equalNames($0.name, name) }
     }
 
     /// Removes every field whose name is in `names` (compared case-insensitively).
     public mutating func remove(names: Set<String>) {
-        guard !names.isEmpty, !storage.isEmpty else { return }
+        guard !names.isEmpty, !isEmpty else { return }
+        materialize()
         storage.removeAll { names.contains($0.name.lowercased()) }
     }
 
     /// The first value for `name` (case-insensitive); setting replaces all values.
     public subscript(name: String) -> String? {
-        get { storage.first { Self.equalNames($0.name, name) }?.value }
+        get {
+            if let received { return received.firstIndex(of: name).map { received.value(at: $0) } }
+            return storage.first { Self.equalNames($0.name, name) }?.value
+        }
         set {
             if let newValue { replaceOrAdd(name, newValue) } else { remove(name) }
         }
@@ -63,16 +94,18 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// Every value for `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
-        storage.filter { Self.equalNames($0.name, name) }.map(\.value)
+        if let received { return received.indices(of: name).map { received.value(at: $0) } }
+        return storage.filter { Self.equalNames($0.name, name) }.map(\.value)
     }
 
     public func contains(_ name: String) -> Bool {
-        storage.contains { Self.equalNames($0.name, name) }
+        if let received { return received.firstIndex(of: name) != nil }
+        return storage.contains { Self.equalNames($0.name, name) }
     }
 
     public func makeIterator() -> AnyIterator<Field> {
         var index = 0
-        let fields = storage
+        let fields = self.fields
         return AnyIterator {
             guard index < fields.count else { return nil }
             defer { index += 1 }
@@ -81,14 +114,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
     }
 
     public var description: String {
-        storage.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
-    }
-
-    var lastField: Field? { storage.last.map { ($0.name, $0.value) } }
-
-    mutating func replaceLast(with value: String) {
-        guard !storage.isEmpty else { return }
-        storage[storage.count - 1].value = value
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 
     /// ASCII case-insensitive comparison without allocating (header names are ASCII tokens).

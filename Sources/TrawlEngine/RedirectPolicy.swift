@@ -81,7 +81,7 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         guard index > 0, index + 2 < bytes.count, bytes[index + 1] == slash, bytes[index + 2] == slash else {
             return nil
         }
-        let scheme = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self).lowercased()
+        let scheme = lowercase(UnsafeBufferPointer(rebasing: bytes[0..<index]))
         var start = index + 3
         var end = start
         while end < bytes.count, bytes[end] != slash, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
@@ -107,9 +107,15 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
             }
             if value >= 0 { port = value }
         }
-        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<hostEnd]), as: UTF8.self).lowercased()
+        let host = lowercase(UnsafeBufferPointer(rebasing: bytes[start..<hostEnd]))
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : 0
         return Origin(scheme: scheme, host: host, port: port ?? defaultPort)
+    }
+
+    /// Skips `lowercased()` (an allocation) for the usual already-lowercase text.
+    private static func lowercase(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? text.lowercased() : text
     }
 
     var description: String { "\(scheme)://\(host):\(port)" }

@@ -30,7 +30,8 @@ final class Transfer: @unchecked Sendable {
     var receivePaused = false
     var sendPaused = false
     private var status = 0
-    private var headers = HTTPHeaders()
+    private var headerFields = ReceivedHeaders()
+    private var headers: HTTPHeaders { HTTPHeaders(received: headerFields) }
     private var headComplete = false
     private var headDelivered = false
     private var isRedirect = false
@@ -63,7 +64,7 @@ final class Transfer: @unchecked Sendable {
         if line.starts(with: "HTTP/".utf8) {
             // A new head: the first, or the next after a 1xx.
             status = Self.parseStatus(line)
-            headers = HTTPHeaders()
+            if headerFields.count > 0 { headerFields = ReceivedHeaders() }  // the head after a 1xx
             headComplete = false
             return
         }
@@ -74,26 +75,13 @@ final class Transfer: @unchecked Sendable {
         }
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
-        if line[0] == 32 || line[0] == 9 {
-            // obs-fold continuation of the previous field
-            if let last = headers.lastField {
-                headers.replaceLast(with: last.value + " " + Self.text(line, Self.trim(line, 0, end)))
-            }
+        let content = UnsafeRawBufferPointer(rebasing: line[..<end])
+        if content[0] == 32 || content[0] == 9 {
+            headerFields.appendContinuation(content)  // obs-fold
             return
         }
-        guard let colon = line[..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
-        headers.add(Self.text(line, 0..<colon), Self.text(line, Self.trim(line, colon + 1, end)))
-    }
-
-    private static func trim(_ line: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Range<Int> {
-        var start = start, end = end
-        while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
-        while end > start, line[end - 1] == 32 || line[end - 1] == 9 { end -= 1 }
-        return start..<end
-    }
-
-    private static func text(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: line[range]), as: UTF8.self)
+        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return }
+        headerFields.append(line: content, colon: colon)
     }
 
     private func headCompleted() {
