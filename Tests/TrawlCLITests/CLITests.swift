@@ -25,9 +25,7 @@ private func trawl(_ arguments: [String]) async throws -> (status: Int32, stdout
 }
 
 private func withServer(_ body: (TestServer) async throws -> Void) async throws {
-    let server = try await TestServer.start()
-    do { try await body(server) } catch { try? await server.shutdown(); throw error }
-    try await server.shutdown()
+    try await TestServer.with(body)
 }
 
 @Suite("trawl command line")

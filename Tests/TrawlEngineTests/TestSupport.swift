@@ -5,15 +5,7 @@ import TrawlTestServer
 
 /// Starts a fresh loopback test server for one test and shuts it down afterwards.
 func withServer<T>(threads: Int = 1, _ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start(threads: threads)
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await TestServer.with(threads: threads, body)
 }
 
 /// The test server's deterministic body pattern.

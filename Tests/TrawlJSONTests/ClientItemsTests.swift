@@ -13,9 +13,7 @@ private struct Product: Decodable, Sendable, Equatable {
 }
 
 private func withServer(_ body: (TestServer) async throws -> Void) async throws {
-    let server = try await TestServer.start()
-    do { try await body(server) } catch { try? await server.shutdown(); throw error }
-    try await server.shutdown()
+    try await TestServer.with(body)
 }
 
 @Suite("Items streamed from a response")
