@@ -11,9 +11,11 @@ cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 requests=${2:-50000}
 
-scripts/ensure-deps nginx-light wrk time curl >/dev/null
+scripts/ensure-deps nginx-light wrk time curl gcc >/dev/null
 swift build -c release --product trawl >&2
 trawl=$PWD/.build/release/trawl
+floor_bin=$(mktemp /tmp/curl-multi-floor.XXXXXX)
+gcc -O2 -o "$floor_bin" Benchmarks/peers/curl_multi_floor.c $(pkg-config --cflags --libs libcurl)
 
 work=$(mktemp -d /tmp/trawl-bench.XXXXXX)
 port=$((20000 + RANDOM % 20000))
@@ -48,7 +50,7 @@ http {
 }
 CONF
 nginx -c "$work/nginx.conf" -p "$work"
-trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work" "$floor_bin"' EXIT
 sleep 0.5
 base="http://127.0.0.1:$port"
 curl -sf "$base/s/1" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
@@ -60,7 +62,7 @@ cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time out
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "versions: $($trawl --help >/dev/null && echo trawl) · $(curl --version | head -1 | cut -d' ' -f1-2) · $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) · nginx $(nginx -v 2>&1 | cut -d/ -f2)"
 echo "workload: GET $(stat -c %s "$work/www/small.json")-byte JSON, HTTP/1.1 keep-alive, 64 concurrent, $requests requests per client, $rounds rounds"
-printf "%-6s %12s %12s %12s %10s %10s %12s %12s\n" round trawl_rps curl_rps wrk_rps "t/curl" "t/wrk" trawl_us/req curl_us/req
+printf "%-6s %10s %10s %10s %10s %8s %8s %12s %12s %12s\n" round trawl_rps curl_rps wrk_rps floor_rps "t/curl" "t/wrk" trawl_us/req curl_us/req floor_us/req
 for r in $(seq 1 "$rounds"); do
     /usr/bin/time -v -o "$work/t.time" "$trawl" bench -c 64 -n "$requests" --json "$base/s/a" > "$work/t.json"
     t_rps=$(python3 -c "import json;print(round(json.load(open('$work/t.json'))['requests_per_s']))")
@@ -73,8 +75,10 @@ for r in $(seq 1 "$rounds"); do
     c_cpu=$(( $(cpu_us "$work/c.time") / requests ))
 
     w_rps=$(wrk -c 64 -t 2 -d 5s "$base/s/a" | awk '/Requests\/sec/ {printf "%.0f", $2}')
-    printf "%-6s %12s %12s %12s %10s %10s %12s %12s\n" "$r" "$t_rps" "$c_rps" "$w_rps" \
-        "$(python3 -c "print(f'{$t_rps/$c_rps:.2f}x')")" "$(python3 -c "print(f'{$t_rps/$w_rps:.2f}x')")" "$t_cpu" "$c_cpu"
+    read -r f_rps f_cpu < <("$floor_bin" "$base/s/a" "$requests" | awk '{printf "%.0f %.1f\n", $5, $7}')
+    printf "%-6s %10s %10s %10s %10s %8s %8s %12s %12s %12s\n" "$r" "$t_rps" "$c_rps" "$w_rps" "$f_rps" \
+        "$(python3 -c "print(f'{$t_rps/$c_rps:.2f}x')")" "$(python3 -c "print(f'{$t_rps/$w_rps:.2f}x')")" \
+        "$t_cpu" "$c_cpu" "$f_cpu"
 done
 
 echo
