@@ -3,9 +3,7 @@
 extension Array where Element == UInt8 {
     init(copying bytes: UnsafeRawBufferPointer) {
         self.init(unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            if let base = bytes.baseAddress, bytes.count > 0 {
-                UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: base, byteCount: bytes.count)
-            }
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
             count = bytes.count
         }
     }
@@ -13,12 +11,11 @@ extension Array where Element == UInt8 {
     init(concatenating chunks: [[UInt8]]) {
         let total = chunks.reduce(0) { $0 + $1.count }
         self.init(unsafeUninitializedCapacity: total) { buffer, count in
+            let target = UnsafeMutableRawBufferPointer(buffer)
             var offset = 0
             for chunk in chunks {
                 chunk.withUnsafeBytes { raw in
-                    if let base = raw.baseAddress, raw.count > 0 {
-                        UnsafeMutableRawPointer(buffer.baseAddress! + offset).copyMemory(from: base, byteCount: raw.count)
-                    }
+                    UnsafeMutableRawBufferPointer(rebasing: target[offset..<(offset + raw.count)]).copyMemory(from: raw)
                 }
                 offset += chunk.count
             }
@@ -27,12 +24,12 @@ extension Array where Element == UInt8 {
     }
 
     mutating func append(copying bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard !bytes.isEmpty else { return }
         let start = count
         reserveCapacity(Swift.max(start + bytes.count, start * 2))
         append(contentsOf: repeatElement(0, count: bytes.count))
         withUnsafeMutableBytes { raw in
-            (raw.baseAddress! + start).copyMemory(from: base, byteCount: bytes.count)
+            UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + bytes.count)]).copyMemory(from: bytes)
         }
     }
 }

@@ -24,8 +24,9 @@ public final class Client: Sendable {
         configuration.maxConcurrentTransfers = max(1, configuration.maxConcurrentTransfers)
         self.configuration = configuration
         if !configuration.tls.verifyPeer {
-            configuration.logger.warning(
-                "TLS certificate verification is OFF for this client: anyone on the network path can read and alter its traffic")
+            let warning = "TLS certificate verification is OFF for this client: anyone on the network path "
+                + "can read and alter its traffic"
+            configuration.logger.warning("\(warning)")
         }
         defaults = ClientDefaults(configuration: configuration)
         executor = EngineExecutor(loop: CurlLoop(configuration: configuration))

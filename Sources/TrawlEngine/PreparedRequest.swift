@@ -160,7 +160,9 @@ enum HeaderValidation {
     }
 
     private static func describe(_ name: String) -> String {
-        "'" + name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
-            .joined() + "'"
+        let escaped = name.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "'" + escaped.joined() + "'"
     }
 }

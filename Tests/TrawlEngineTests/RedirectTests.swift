@@ -97,7 +97,8 @@ struct RedirectTests {
         try await withServer { server in
             let back = server.url("/echo")
             let away = "http://localhost:\(server.port)/redirect?to=\(back)"
-            var request = Request(url: server.url("/redirect?to=\(away.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"))
+            let encoded = away.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            var request = Request(url: server.url("/redirect?to=\(encoded)"))
             request.headers = ["Authorization": "Bearer secret"]
             let response = try await Client().send(request)
             #expect(response.url == back)
@@ -119,7 +120,8 @@ struct RedirectTests {
 
     @Test func temporaryRedirectKeepsMethodAndBody() async throws {
         try await withServer { server in
-            let request = Request(url: server.url("/redirect?to=/echo&status=307"), method: .put, body: .string("payload"))
+            let request = Request(
+                url: server.url("/redirect?to=/echo&status=307"), method: .put, body: .string("payload"))
             let echo = try decodeEcho(try await Client().send(request))
             #expect(echo.method == "PUT")
             #expect(echo.body == "payload")
@@ -132,7 +134,8 @@ struct RedirectTests {
                 continuation.yield(Array("once".utf8))
                 continuation.finish()
             }
-            let request = Request(url: server.url("/redirect?to=/echo&status=308"), method: .post, body: .stream(chunks))
+            let request = Request(
+                url: server.url("/redirect?to=/echo&status=308"), method: .post, body: .stream(chunks))
             _ = await expectTrawlError(.redirectNotReplayable) { _ = try await Client().send(request) }
         }
     }

@@ -38,7 +38,8 @@ private final class TLSServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
         let keyPath = directory.appendingPathComponent("key.pem").path
-        try await Self.run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", certificatePath,
+        try await Self.run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath,
+                            "-out", certificatePath,
                       "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
         let logPath = directory.appendingPathComponent("server.log").path
         #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
@@ -106,7 +107,8 @@ struct TLSTests {
         let server = try await TLSServer()
         var config = Client.Configuration()
         config.tls.caFile = server.certificatePath
-        let result = await Result { try await Client(configuration: config).send(Request(url: "https://localhost:\(server.port)/")) }
+        let client = Client(configuration: config)
+        let result = await Result { try await client.send(Request(url: "https://localhost:\(server.port)/")) }
         await server.stop()
         let response = try result.get()
         #expect(response.status == 200)
@@ -119,7 +121,8 @@ struct TLSTests {
         var config = Client.Configuration()
         config.tls = .insecureSkipVerification
         config.logger = Logger(label: "test") { _ in CapturingLogHandler(into: logged) }
-        let result = await Result { try await Client(configuration: config).send(Request(url: "https://127.0.0.1:\(server.port)/")) }
+        let client = Client(configuration: config)
+        let result = await Result { try await client.send(Request(url: "https://127.0.0.1:\(server.port)/")) }
         await server.stop()
         let response = try result.get()
         #expect(response.status == 200)

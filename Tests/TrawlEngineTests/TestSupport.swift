@@ -50,7 +50,7 @@ func decodeEcho(_ response: Response) throws -> Echo {
 }
 
 /// Waits until the client has no transfer queued or running (they end asynchronously on cancel).
-func waitUntilIdle(_ client: Client, timeout: Duration = .seconds(5)) async -> Bool {
+func waitUntilIdle(_ client: Client, timeout: Duration = .seconds(20)) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if client.loop.transfersInProgress.load(ordering: .relaxed) == 0 { return true }

@@ -209,7 +209,8 @@ final class Transfer: @unchecked Sendable {
             firstByte: easy.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
             total: total ? easy.microseconds(CURLINFO_TOTAL_TIME_T) : nil)
         return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
-                            remoteIP: ip?.isEmpty == false ? ip : nil, remotePort: port, timings: timings, redirects: [])
+                            remoteIP: ip?.isEmpty == false ? ip : nil, remotePort: port, timings: timings,
+                            redirects: [])
     }
 
     func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil,

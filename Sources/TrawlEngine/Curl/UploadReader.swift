@@ -53,7 +53,8 @@ final class UploadReader: @unchecked Sendable {
             let count = min(buffer.count, bytes.count - offset)
             guard count > 0 else { return .bytes(0) }
             bytes.withUnsafeBytes { raw in
-                buffer.baseAddress?.copyMemory(from: raw.baseAddress! + offset, byteCount: count)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
             }
             source = .bytes(bytes, offset: offset + count)
             return .bytes(count)
@@ -150,13 +151,16 @@ final class UploadStream: Sendable {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> UploadReader.ReadResult {
-        let (result, waiter) = state.withLock { state -> (UploadReader.ReadResult, CheckedContinuation<Void, Never>?) in
+        typealias Outcome = (UploadReader.ReadResult, CheckedContinuation<Void, Never>?)
+        let (result, waiter) = state.withLock { state -> Outcome in
             var written = 0
             while written < buffer.count, !state.chunks.isEmpty {
                 let chunk = state.chunks[0]
                 let count = min(buffer.count - written, chunk.count - state.head)
+                let head = state.head
                 chunk.withUnsafeBytes { raw in
-                    (buffer.baseAddress! + written).copyMemory(from: raw.baseAddress! + state.head, byteCount: count)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + count)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[head..<(head + count)]))
                 }
                 written += count
                 state.head += count
