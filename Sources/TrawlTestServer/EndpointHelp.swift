@@ -22,5 +22,6 @@ extension TestServer {
         GET /loop, /loop-a, /loop-b       redirect loops (/loop -> /loop; /loop-a -> /loop-b -> /loop-a)
         GET /headers?Name=value&...       each query pair as a response header, in order; body {}
         GET /close                        {} with Connection: close, then closes
+        GET /protected?token=T            {"ok":true} with Authorization: Bearer T, else 401 {"error", "code"}
         """
 }

@@ -55,6 +55,7 @@ enum Router {
         case ("loop-a", 1): return redirect(to: "/loop-b", target)
         case ("loop-b", 1): return redirect(to: "/loop-a", target)
         case ("headers", 1): return headers(target)
+        case ("protected", 1): return ProtectedEndpoint.response(for: request)
         case ("close", 1):
             var response = Response.json(200, "{}")
             response.ending = .close

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Hides credentials in URLs and headers before they are logged or printed.
+///
+/// ```swift
+/// Redaction.url("https://x.io/a?api_key=s3cret&q=1", names: Redaction.defaultQueryNames)
+/// // "https://x.io/a?api_key=REDACTED&q=1"
+/// ```
+public enum Redaction {
+    public static let placeholder = "REDACTED"
+
+    /// Header names (lowercased) whose values are hidden by default.
+    public static let defaultHeaderNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
+    ]
+
+    /// Query parameter names (lowercased) whose values are hidden by default.
+    public static let defaultQueryNames: Set<String> = [
+        "api_key", "apikey", "key", "token", "access_token", "refresh_token", "id_token", "client_secret",
+        "password", "secret", "signature", "sig", "auth",
+    ]
+
+    /// The URL with the values of the named query parameters (compared case-insensitively) replaced,
+    /// and any `user:password@` hidden.
+    public static func url(_ url: String, names: Set<String>) -> String {
+        var text = Substring(url)
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = text[..<hash]
+        }
+        var base = String(text)
+        var query: Substring?
+        if let mark = text.firstIndex(of: "?") {
+            base = String(text[..<mark])
+            query = text[text.index(after: mark)...]
+        }
+        base = hideUserInfo(base)
+        guard let query else { return base + fragment }
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<equals].removingPercentEncoding ?? String(pair[..<equals])
+            guard names.contains(name.lowercased()) || names.contains(name.lowercased().replacing("[]", with: ""))
+            else { return String(pair) }
+            return pair[..<equals] + "=" + placeholder
+        }
+        return base + "?" + pairs.joined(separator: "&") + fragment
+    }
+
+    /// The headers with the values of the named ones (compared case-insensitively) replaced.
+    public static func headers(_ headers: HTTPHeaders, names: Set<String>) -> HTTPHeaders {
+        HTTPHeaders(headers.map { field in
+            (field.name, names.contains(field.name.lowercased()) ? placeholder : field.value)
+        })
+    }
+
+    private static func hideUserInfo(_ base: String) -> String {
+        guard let schemeEnd = base.range(of: "://") else { return base }
+        let rest = base[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return base }
+        return base[..<schemeEnd.upperBound] + placeholder + rest[at...]
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TrawlJSON
+
+/// Decodes a route's payload from the response body. Use the built-in streaming decoder (the default),
+/// Foundation's `JSONDecoder`, or conform your own:
+///
+/// ```swift
+/// struct MyDecoder: PayloadDecoding {
+///     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
+///         try MyJSON.decode(type, from: PayloadBytes.value(in: body, at: keyPath))
+///     }
+/// }
+/// api.decoder = MyDecoder()
+/// ```
+public protocol PayloadDecoding: Sendable {
+    /// Decodes the value at `keyPath` (the whole body when `nil`).
+    func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T
+}
+
+/// Decodes with `TrawlJSON`'s `JSONItemDecoder`, straight from parser events, reaching the key path
+/// in a streaming pass without building a tree.
+///
+/// ```swift
+/// var items = JSONItemDecoder()
+/// items.keyDecodingStrategy = .convertFromSnakeCase
+/// api.decoder = StreamingPayloadDecoder(items)
+/// ```
+public struct StreamingPayloadDecoder: PayloadDecoding {
+    public var decoder: JSONItemDecoder
+
+    public init(_ decoder: JSONItemDecoder = JSONItemDecoder()) {
+        self.decoder = decoder
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
+        try decoder.decode(type, from: PayloadBytes.value(in: body, at: keyPath))
+    }
+}
+
+/// Decodes with Foundation's `JSONDecoder` (made fresh for each response by `makeDecoder`).
+///
+/// ```swift
+/// api.decoder = FoundationPayloadDecoder {
+///     let decoder = JSONDecoder()
+///     decoder.dateDecodingStrategy = .iso8601
+///     return decoder
+/// }
+/// ```
+public struct FoundationPayloadDecoder: PayloadDecoding {
+    public let makeDecoder: @Sendable () -> JSONDecoder
+
+    public init(_ makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) {
+        self.makeDecoder = makeDecoder
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
+        try makeDecoder().decode(type, from: Data(PayloadBytes.value(in: body, at: keyPath)))
+    }
+}
+
+/// Helpers for decoders: the JSON text of the value at a key path.
+///
+/// ```swift
+/// PayloadBytes.value(in: Array(#"{"data": {"items": [1, 2]}}"#.utf8), at: "data.items")   // "[1,2]"
+/// ```
+public enum PayloadBytes {
+    /// The compact JSON of the value at `keyPath` (the body itself when `nil` or the root).
+    ///
+    /// - Throws: `JSONError` for malformed JSON; `DecodingError.valueNotFound` when the path is missing.
+    public static func value(in body: [UInt8], at keyPath: JSONKeyPath?) throws -> [UInt8] {
+        guard let keyPath, !keyPath.components.isEmpty else { return body }
+        let extractor = try JSONExtractor(path: keyPath, form: .json)
+        var elements: [ArraySlice<UInt8>] = []
+        try extractor.feed(body) { elements.append($0.json) }
+        let summary = try extractor.finish { elements.append($0.json) }
+        switch summary.collection {
+        case .value:
+            return elements.first.map(Array.init) ?? Array("null".utf8)
+        case .array:
+            var out: [UInt8] = [UInt8(ascii: "[")]
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += element
+            }
+            out.append(UInt8(ascii: "]"))
+            return out
+        case .missing:
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: [], debugDescription: "no value at key path \(keyPath)"))
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// The links of RFC 8288 `Link` headers, as GitHub and many other APIs send them for pagination.
+///
+/// ```swift
+/// let links = LinkHeader(
+///     #"<https://api.github.com/repos?page=3>; rel="next", </repos?page=9>; rel="last""#,
+///     baseURL: "https://api.github.com/repos?page=2")
+/// links.next   // "https://api.github.com/repos?page=3"
+/// links.last   // "https://api.github.com/repos?page=9"  (resolved against the base)
+/// ```
+///
+/// Parsing is forgiving: commas and semicolons inside `<...>` and quoted strings are kept, quoted
+/// values are unescaped, relation types are matched case-insensitively and a `rel` may list several
+/// (`rel="next last"`); a malformed link is skipped without affecting the others.
+public struct LinkHeader: Sendable, Hashable {
+    /// The links, in the order they appeared.
+    public var links: [Link]
+
+    /// One link: a target and its parameters.
+    public struct Link: Sendable, Hashable {
+        /// The target URL, resolved against the base URL when relative (and a base was given).
+        public var target: String
+        /// The relation types, lowercased (`rel="Next Last"` gives `["next", "last"]`).
+        public var relations: [String]
+        /// Every parameter in order, names lowercased, values unquoted; the first `rel` only.
+        public var parameters: [Parameter]
+
+        /// The value of the first parameter named `name` (case-insensitive); `""` for one without a value.
+        public func parameter(_ name: String) -> String? {
+            let lowered = name.lowercased()
+            return parameters.first { $0.name == lowered }?.value
+        }
+    }
+
+    /// A link parameter.
+    public struct Parameter: Sendable, Hashable {
+        public var name: String
+        public var value: String
+    }
+
+    /// Parses one header value (or several joined with commas).
+    public init(_ value: String, baseURL: String? = nil) {
+        var scanner = LinkScanner(Array(value.unicodeScalars))
+        links = scanner.links().map { Self.resolve($0, against: baseURL) }
+    }
+
+    /// Parses every `Link` field of `headers`, in order.
+    public init(headers: HTTPHeaders, baseURL: String? = nil) {
+        self.init(headers.values(for: "Link").joined(separator: ", "), baseURL: baseURL)
+    }
+
+    /// The target of the first link with relation `relation` (case-insensitive).
+    public func target(rel relation: String) -> String? {
+        let lowered = relation.lowercased()
+        return links.first { $0.relations.contains(lowered) }?.target
+    }
+
+    public var next: String? { target(rel: "next") }
+    public var previous: String? { target(rel: "prev") ?? target(rel: "previous") }
+    public var first: String? { target(rel: "first") }
+    public var last: String? { target(rel: "last") }
+
+    private static func resolve(_ link: Link, against baseURL: String?) -> Link {
+        guard let baseURL, let base = URL(string: baseURL),
+            let resolved = URL(string: link.target, relativeTo: base)?.absoluteString
+        else { return link }
+        var link = link
+        link.target = resolved
+        return link
+    }
+}
+
+/// A single-pass scanner over the header text.
+struct LinkScanner {
+    private let text: [Unicode.Scalar]
+    private var index = 0
+
+    init(_ text: [Unicode.Scalar]) {
+        self.text = text
+    }
+
+    mutating func links() -> [LinkHeader.Link] {
+        var result: [LinkHeader.Link] = []
+        while true {
+            skip { $0 == "," || $0.properties.isWhitespace }
+            guard index < text.count else { return result }
+            if let link = link() { result.append(link) }
+            skipToNextLink()
+        }
+    }
+
+    /// `<target>` then `; name[=value]` pairs, stopping before the comma that ends the link.
+    private mutating func link() -> LinkHeader.Link? {
+        guard text[index] == "<" else { return nil }
+        index += 1
+        let start = index
+        while index < text.count, text[index] != ">" { index += 1 }
+        guard index < text.count else { return nil }
+        let target = String(String.UnicodeScalarView(text[start..<index])).trimmingCharacters(in: .whitespaces)
+        index += 1
+        var parameters: [LinkHeader.Parameter] = []
+        while true {
+            skip { $0.properties.isWhitespace }
+            guard index < text.count, text[index] == ";" else { break }
+            index += 1
+            skip { $0.properties.isWhitespace }
+            let name = token().lowercased()
+            skip { $0.properties.isWhitespace }
+            var value = ""
+            if index < text.count, text[index] == "=" {
+                index += 1
+                skip { $0.properties.isWhitespace }
+                value = index < text.count && text[index] == "\"" ? quoted() : token()
+            }
+            guard !name.isEmpty else { continue }
+            if name == "rel", parameters.contains(where: { $0.name == "rel" }) { continue }
+            parameters.append(LinkHeader.Parameter(name: name, value: value))
+        }
+        let rel = parameters.first { $0.name == "rel" }?.value ?? ""
+        let relations = rel.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        return LinkHeader.Link(target: target, relations: relations, parameters: parameters)
+    }
+
+    private mutating func token() -> String {
+        let start = index
+        while index < text.count, !";,=\"".unicodeScalars.contains(text[index]),
+            !text[index].properties.isWhitespace
+        {
+            index += 1
+        }
+        return String(String.UnicodeScalarView(text[start..<index]))
+    }
+
+    private mutating func quoted() -> String {
+        index += 1
+        var value = String.UnicodeScalarView()
+        while index < text.count, text[index] != "\"" {
+            if text[index] == "\\", index + 1 < text.count { index += 1 }
+            value.append(text[index])
+            index += 1
+        }
+        if index < text.count { index += 1 }
+        return String(value)
+    }
+
+    /// Skips the rest of a malformed link: up to a comma outside quotes and angle brackets.
+    private mutating func skipToNextLink() {
+        var inQuotes = false
+        var inBrackets = false
+        while index < text.count {
+            let scalar = text[index]
+            if inQuotes {
+                if scalar == "\\" { index += 1 } else if scalar == "\"" { inQuotes = false }
+            } else if inBrackets {
+                if scalar == ">" { inBrackets = false }
+            } else if scalar == "\"" {
+                inQuotes = true
+            } else if scalar == "<" {
+                inBrackets = true
+            } else if scalar == "," {
+                return
+            }
+            index += 1
+        }
+    }
+
+    private mutating func skip(while predicate: (Unicode.Scalar) -> Bool) {
+        while index < text.count, predicate(text[index]) { index += 1 }
+    }
+}

@@ -1,0 +1,130 @@
+import TrawlJSON
+
+extension API {
+    /// Sends a route and decodes its payload (at `keyPath`) as the route's `Output`.
+    ///
+    /// ```swift
+    /// let repos: [Repo] = try await api.send(UserRepos(user: "apple"))
+    /// ```
+    ///
+    /// - Throws: `APIError<R.ErrorModel>` for every failure: adapters, transport, status, decoding.
+    public func send<R: Route>(_ route: R) async throws -> R.Output {
+        let (request, response) = try await exchange(route)
+        do {
+            return try route.decodeOutput(response.body, using: route.decoder ?? decoder)
+        } catch {
+            let failure = APIError<R.ErrorModel>(
+                kind: .decoding, request: request, response: response, underlying: error)
+            notifyFailure(failure, request)
+            throw failure
+        }
+    }
+
+    /// Sends a route and returns the response undecoded (its status still checked by the route).
+    ///
+    /// ```swift
+    /// let raw = try await api.response(for: UserRepos(user: "apple"))
+    /// print(raw.headers["Link"] ?? "-")
+    /// ```
+    public func response<R: Route>(for route: R) async throws -> RawResponse {
+        try await exchange(route).response
+    }
+
+    /// Builds, adapts and sends; retries once when the retrier asks; checks the status.
+    func exchange<R: Route>(_ route: R) async throws -> (request: Request, response: RawResponse) {
+        var attempt = 0
+        while true {
+            let request = try await prepare(route, attempt: attempt)
+            for observer in observers { observer.willSend(request) }
+            let start = ContinuousClock.now
+            let response: RawResponse
+            do {
+                response = try await perform(request, route: route)
+            } catch {
+                let failure = APIError<R.ErrorModel>(
+                    kind: .transport, request: request, underlying: error)
+                notifyFailure(failure, request)
+                throw failure
+            }
+            let duration = ContinuousClock.now - start
+            for observer in observers { observer.didReceive(response, for: request, duration: duration) }
+            if route.isAcceptable(status: response.status) { return (request, response) }
+            if attempt == 0, let retrier {
+                let again: Bool
+                do {
+                    again = try await retrier.shouldRetry(request, response: response)
+                } catch {
+                    let failure = APIError<R.ErrorModel>(
+                        kind: .adapter, request: request, response: response, underlying: error)
+                    notifyFailure(failure, request)
+                    throw failure
+                }
+                if again {
+                    attempt += 1
+                    continue
+                }
+            }
+            let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
+            let failure = APIError<R.ErrorModel>(kind: .status, request: request, response: response, errorModel: model)
+            notifyFailure(failure, request)
+            throw failure
+        }
+    }
+
+    private func prepare<R: Route>(_ route: R, attempt: Int) async throws -> Request {
+        var request: Request
+        do {
+            request = try self.request(for: route)
+        } catch {
+            let placeholder = Request(url: route.baseURL ?? baseURL, method: route.method)
+            let failure = APIError<R.ErrorModel>(
+                kind: .invalidRoute, request: placeholder, underlying: error)
+            notifyFailure(failure, placeholder)
+            throw failure
+        }
+        var context = AdapterContext(authentication: route.authentication, attempt: attempt)
+        do {
+            for adapter in adapters {
+                try await adapter.adapt(&request, context: &context)
+            }
+            try route.adjust(&request)
+        } catch {
+            let failure = APIError<R.ErrorModel>(kind: .adapter, request: request, underlying: error)
+            notifyFailure(failure, request)
+            throw failure
+        }
+        if route.authentication == .required, !context.credentialsApplied {
+            let failure = APIError<R.ErrorModel>(kind: .authenticationRequired, request: request)
+            notifyFailure(failure, request)
+            throw failure
+        }
+        return request
+    }
+
+    private func perform(_ request: Request, route: some Route) async throws -> RawResponse {
+        switch route.stubbing ?? stubbing {
+        case .never:
+            return RawResponse(try await client.send(request))
+        case .whenAvailable:
+            guard let stub = route.stub else { return RawResponse(try await client.send(request)) }
+            return try await serve(stub, request)
+        case .always:
+            guard let stub = route.stub else {
+                throw TrawlError(
+                    code: .invalidRequest, message: "stubbing is on and the route has no stub",
+                    method: request.method.rawValue, url: request.url)
+            }
+            return try await serve(stub, request)
+        }
+    }
+
+    private func serve(_ stub: Stub, _ request: Request) async throws -> RawResponse {
+        if let delay = stub.delay { try await Task.sleep(for: delay) }
+        if let error = stub.error { throw error }
+        return RawResponse(status: stub.status, headers: stub.headers, url: request.url, body: stub.body, isStub: true)
+    }
+
+    private func notifyFailure(_ error: any Error, _ request: Request) {
+        for observer in observers { observer.didFail(error, for: request) }
+    }
+}

@@ -1,0 +1,73 @@
+import Testing
+import Trawl
+
+@Suite("Link header (RFC 8288)")
+struct LinkHeaderTests {
+    @Test func githubStyle() {
+        let value = #"<https://api.github.com/repositories/1/issues?page=3>; rel="next", "#
+            + #"<https://api.github.com/repositories/1/issues?page=9>; rel="last", "#
+            + #"<https://api.github.com/repositories/1/issues?page=1>; rel="first", "#
+            + #"<https://api.github.com/repositories/1/issues?page=1>; rel="prev""#
+        let links = LinkHeader(value)
+        #expect(links.links.count == 4)
+        #expect(links.next == "https://api.github.com/repositories/1/issues?page=3")
+        #expect(links.last == "https://api.github.com/repositories/1/issues?page=9")
+        #expect(links.first == "https://api.github.com/repositories/1/issues?page=1")
+        #expect(links.previous == "https://api.github.com/repositories/1/issues?page=1")
+    }
+
+    @Test func commasAndSemicolonsInsideTargetsAndQuotes() {
+        let value = #"<http://x/a?ids=1,2;3>; rel="next"; title="a, \"b\"; c", <http://x/z>; rel=last"#
+        let links = LinkHeader(value)
+        #expect(links.links.count == 2)
+        #expect(links.next == "http://x/a?ids=1,2;3")
+        #expect(links.links[0].parameter("TITLE") == #"a, "b"; c"#)
+        #expect(links.last == "http://x/z")
+    }
+
+    @Test func multipleRelationsCaseAndWhitespace() {
+        let links = LinkHeader("  < http://x/2 > ;REL = \"Next  LAST\" ;anchor=\"#s\";hreflang=en  ,")
+        #expect(links.links.count == 1)
+        #expect(links.links[0].relations == ["next", "last"])
+        #expect(links.next == "http://x/2")
+        #expect(links.last == "http://x/2")
+        #expect(links.links[0].parameter("anchor") == "#s")
+        #expect(links.links[0].parameter("hreflang") == "en")
+        #expect(links.target(rel: "NEXT") == "http://x/2")
+    }
+
+    @Test func relativeTargetsResolveAgainstTheBase() {
+        let links = LinkHeader(
+            #"</items?page=3>; rel="next", <page4>; rel="last", <//cdn.example.com/x>; rel="alternate""#,
+            baseURL: "https://api.example.com/v1/items?page=2")
+        #expect(links.next == "https://api.example.com/items?page=3")
+        #expect(links.last == "https://api.example.com/v1/page4")
+        #expect(links.target(rel: "alternate") == "https://cdn.example.com/x")
+    }
+
+    @Test func onlyTheFirstRelCountsAndValuelessParamsAreKept() {
+        let links = LinkHeader(#"<http://x/1>; rel="prev"; rel="next"; crossorigin"#)
+        #expect(links.links[0].relations == ["prev"])
+        #expect(links.next == nil)
+        #expect(links.links[0].parameter("crossorigin") == "")
+    }
+
+    @Test func malformedLinksAreSkippedAlone() {
+        let value = #"garbage; rel="next", <http://x/ok>; rel="next", <http://x/unterminated; rel="last""#
+        let links = LinkHeader(value)
+        #expect(links.links.map(\.target) == ["http://x/ok"])
+        #expect(links.last == nil)
+        #expect(LinkHeader("").links.isEmpty)
+        #expect(LinkHeader(" , ,").links.isEmpty)
+        #expect(LinkHeader("<http://x/no-rel>").links[0].relations == [])
+    }
+
+    @Test func combinesRepeatedHeaderFields() {
+        var headers = HTTPHeaders()
+        headers.add("Link", #"<http://x/2>; rel="next""#)
+        headers.add("link", #"<http://x/9>; rel="last""#)
+        let links = LinkHeader(headers: headers)
+        #expect(links.next == "http://x/2")
+        #expect(links.last == "http://x/9")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import Testing
+import Trawl
+import TrawlJSON
+import TrawlTestServer
+
+/// One engine client shared by the suite (each creates a loop thread).
+let sharedClient = Client()
+
+/// Starts a fresh loopback test server for one test and shuts it down afterwards.
+func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+/// An API pointed at the server, sharing the suite's client.
+func api(_ server: TestServer) -> API {
+    API(baseURL: server.baseURL, client: sharedClient)
+}
+
+/// The `/echo` endpoint's reply.
+struct Echo: Decodable, Sendable {
+    let method: String
+    let path: String
+    let query: String
+    let headers: [[String]]
+    let bodyLength: Int
+    let body: String
+
+    func header(_ name: String) -> [String] {
+        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.count > 1 ? $0[1] : nil }
+    }
+}
+
+/// Runs `body`, expecting an `APIError<Model>`, and returns it.
+func expectAPIError<Model>(
+    _ model: Model.Type, _ kind: APIError<Model>.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Void
+) async -> APIError<Model>? {
+    do {
+        try await body()
+        Issue.record("expected APIError.\(kind), got success", sourceLocation: sourceLocation)
+    } catch let error as APIError<Model> {
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected APIError.\(kind), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// Keeps every log line (message and metadata) for inspection.
+final class LogCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var all: [String] { lock.withLock { lines } }
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "test") { _ in CapturingHandler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+}
+
+struct CapturingHandler: LogHandler {
+    let capture: LogCapture
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let extra = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        capture.append("\(event.level): \(event.message) \(extra)")
+    }
+}
