@@ -31,12 +31,6 @@ enum CurlErrors {
             return make(.connectFailed, "the connection was refused or could not be made",
                         "check that the server is up and the port is right")
         case CURLE_OPERATION_TIMEDOUT:
-            if curlMessage.hasPrefix("Operation too slow") {
-                let stall = timeouts.stall.map { "\($0)" } ?? "?"
-                return make(.stalled,
-                            "fewer than \(timeouts.stallMinimumBytesPerSecond) bytes/s moved for \(stall)",
-                            "the server stopped sending; retry, or raise Timeouts.stall")
-            }
             if transfer.easy.map({ $0.offT(CURLINFO_CONNECT_TIME_T) == 0 }) ?? false,
                curlMessage.contains("onnect") || curlMessage.contains("Resolving") {
                 let limit = timeouts.connect.map { "\($0)" } ?? "?"

@@ -39,6 +39,9 @@ final class CurlLoop: @unchecked Sendable {
     private var waiting: WaitingQueue
     private var perOrigin: [Origin: Int] = [:]
     private var pool: [EasyHandle] = []
+    private let clock = ContinuousClock()
+    private var nextStallCheck = ContinuousClock.now
+    private static let stallCheckInterval = Duration.milliseconds(250)
 
     init(configuration: Client.Configuration) {
         _ = curlGlobalInit
@@ -102,7 +105,14 @@ final class CurlLoop: @unchecked Sendable {
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
-            let freedSlots = drainCompletions()
+            var freedSlots = drainCompletions()
+            if !live.isEmpty {
+                let now = clock.now
+                if now >= nextStallCheck {
+                    freedSlots = abortStalledTransfers(now: now) || freedSlots
+                    nextStallCheck = now + Self.stallCheckInterval
+                }
+            }
             if freedSlots, !waiting.isEmpty { continue }
 
             let mayPoll = inbox.withLock { inbox -> Bool in
@@ -111,7 +121,7 @@ final class CurlLoop: @unchecked Sendable {
                 return true
             }
             if mayPoll {
-                _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+                _ = curl_multi_poll(multi, nil, 0, live.isEmpty ? 1000 : 250, nil)
                 inbox.withLock { inbox in
                     inbox.polling = false
                     inbox.wakePending = false
@@ -224,6 +234,32 @@ final class CurlLoop: @unchecked Sendable {
             freed = true
         }
         return freed
+    }
+
+    /// Fails transfers that moved fewer than their minimum bytes/s over a whole stall window. A window
+    /// restarts while the transfer is paused (a slow consumer or body source is not a stalled network).
+    private func abortStalledTransfers(now: ContinuousClock.Instant) -> Bool {
+        var stalled: [Transfer] = []
+        for transfer in live.values {
+            guard let stall = transfer.request.timeouts.stall else { continue }
+            guard let start = transfer.stallWindowStart, !transfer.receivePaused, !transfer.sendPaused else {
+                transfer.stallWindowStart = now
+                transfer.stallWindowBytes = transfer.bytesMoved
+                continue
+            }
+            let elapsed = start.duration(to: now)
+            guard elapsed >= stall else { continue }
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let rate = Double(transfer.bytesMoved - transfer.stallWindowBytes) / seconds
+            if rate < Double(transfer.request.timeouts.stallMinimumBytesPerSecond) {
+                stalled.append(transfer)
+            } else {
+                transfer.stallWindowStart = now
+                transfer.stallWindowBytes = transfer.bytesMoved
+            }
+        }
+        for transfer in stalled { finish(transfer, code: CURLE_OK, cancellation: transfer.stalledError()) }
+        return !stalled.isEmpty
     }
 
     /// Removes a live transfer from the multi handle, completes it and recycles its handle.

@@ -29,6 +29,10 @@ final class Transfer: @unchecked Sendable {
     var cancelRequested = false
     var receivePaused = false
     var sendPaused = false
+    /// Header, body and upload bytes moved so far, and the window the stall check measures against.
+    private(set) var bytesMoved = 0
+    var stallWindowStart: ContinuousClock.Instant?
+    var stallWindowBytes = 0
     private var status = 0
     private var headerFields = ReceivedHeaders()
     private var headers: HTTPHeaders { HTTPHeaders(received: headerFields) }
@@ -61,6 +65,7 @@ final class Transfer: @unchecked Sendable {
     // MARK: - callbacks (loop thread)
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+        bytesMoved &+= line.count
         if line.starts(with: "HTTP/".utf8) {
             // A new head: the first, or the next after a 1xx.
             status = Self.parseStatus(line)
@@ -129,6 +134,7 @@ final class Transfer: @unchecked Sendable {
             }
         }
         received += bytes.count
+        bytesMoved &+= bytes.count
         return bytes.count
     }
 
@@ -137,6 +143,7 @@ final class Transfer: @unchecked Sendable {
         guard let upload else { return 0 }
         switch upload.read(into: buffer) {
         case .bytes(let count):
+            bytesMoved &+= count
             return count
         case .wouldBlock:
             sendPaused = true
@@ -220,6 +227,14 @@ final class Transfer: @unchecked Sendable {
             code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
             status: status > 0 ? status : nil, headers: status > 0 ? headers : nil, bodyExcerpt: excerpt,
             curlCode: curlCode, curlMessage: curlMessage, underlying: underlying)
+    }
+
+    func stalledError() -> TrawlError {
+        let timeouts = request.timeouts
+        let stall = timeouts.stall.map { "\($0)" } ?? "?"
+        return makeError(
+            code: .stalled, "fewer than \(timeouts.stallMinimumBytesPerSecond) bytes/s moved for \(stall)",
+            hint: "the server stopped sending; retry, or raise Timeouts.stall")
     }
 
     /// Bytes of body received so far (for error messages).
