@@ -20,6 +20,9 @@ public struct Timings: Sendable, Hashable {
     /// Whole transfer done; `nil` while a streamed body is still arriving.
     public var total: Duration?
 
+    /// All phases zero: for responses that never touched the network (stubs, tests).
+    public static let zero = Timings(dns: .zero, connect: .zero, tls: .zero, firstByte: .zero, total: .zero)
+
     public init(dns: Duration, connect: Duration, tls: Duration, firstByte: Duration, total: Duration?) {
         self.dns = dns
         self.connect = connect
@@ -51,6 +54,21 @@ public struct ResponseHead: Sendable {
 
     /// `true` for 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// A head built by hand, for stubs and tests (the engine builds real ones).
+    public init(
+        status: Int, headers: HTTPHeaders = [:], url: String, httpVersion: HTTPVersion = .http1_1,
+        remoteIP: String? = nil, remotePort: Int = 0, timings: Timings = .zero, redirects: [String] = []
+    ) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.httpVersion = httpVersion
+        self.remoteIP = remoteIP
+        self.remotePort = remotePort
+        self.timings = timings
+        self.redirects = redirects
+    }
 }
 
 /// A response whose body was buffered in memory (within the request's size limit).
@@ -63,6 +81,14 @@ public struct ResponseHead: Sendable {
 public struct Response: Sendable {
     public var head: ResponseHead
     public var body: [UInt8]
+
+    /// ```swift
+    /// let stub = Response(head: ResponseHead(status: 200, url: "http://stub/items"), body: Array("[]".utf8))
+    /// ```
+    public init(head: ResponseHead, body: [UInt8]) {
+        self.head = head
+        self.body = body
+    }
 
     public var status: Int { head.status }
     public var headers: HTTPHeaders { head.headers }

@@ -125,3 +125,16 @@ struct BasicsTests {
         }
     }
 }
+
+@Suite("Values built by hand")
+struct HandBuiltValueTests {
+    @Test func responsesCanBeBuiltForStubs() {
+        let head = ResponseHead(status: 201, headers: ["Location": "/items/7"], url: "http://stub/items")
+        let response = Response(head: head, body: Array(#"{"id":7}"#.utf8))
+        #expect(response.status == 201)
+        #expect(response.headers["location"] == "/items/7")
+        #expect(response.bodyText == #"{"id":7}"#)
+        #expect(response.timings == .zero)
+        #expect(response.head.remoteAddress == nil)
+    }
+}

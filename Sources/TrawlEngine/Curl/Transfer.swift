@@ -195,9 +195,7 @@ final class Transfer: @unchecked Sendable {
 
     private func makeHead(total: Bool) -> ResponseHead {
         guard let easy else {
-            let zero = Timings(dns: .zero, connect: .zero, tls: .zero, firstByte: .zero, total: nil)
-            return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: .unknown,
-                                remoteIP: nil, remotePort: 0, timings: zero, redirects: [])
+            return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: .unknown)
         }
         let version: HTTPVersion
         switch easy.long(CURLINFO_HTTP_VERSION) {
