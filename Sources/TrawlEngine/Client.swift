@@ -29,7 +29,7 @@ public final class Client: Sendable {
             configuration.logger.warning("\(warning)")
         }
         defaults = ClientDefaults(configuration: configuration)
-        executor = EngineExecutor(loop: CurlLoop(configuration: configuration))
+        executor = EngineExecutor(loop: CurlLoop(configuration: configuration, defaultHeaderLines: defaults.lines))
     }
 
     /// Sends a request and buffers the whole body, up to `Request.maxBodySize` (default: the client's

@@ -5,6 +5,8 @@ struct PreparedRequest: Sendable {
     var method: HTTPMethod
     /// Final header lines in libcurl's form ("Name: value", or "Name;" for an empty value).
     var headerLines: [String]
+    /// The lines are exactly the client's defaults, so the loop can send its prebuilt header list.
+    var usesClientHeaderLines: Bool
     var body: RequestBody?
     var timeouts: Timeouts
     /// Body byte limit (decoded); `nil` = unlimited.
@@ -48,8 +50,10 @@ struct PreparedRequest: Sendable {
         try HeaderValidation.validate(request.headers, method: request.method.rawValue, url: request.url)
 
         var lines: [String]
+        var usesClientLines = false
         if request.headers.isEmpty, request.strippedHeaders.isEmpty, request.body?.contentType == nil {
             lines = client.lines
+            usesClientLines = true
         } else {
             lines = []
             lines.reserveCapacity(client.lines.count + request.headers.count + 2)
@@ -64,11 +68,15 @@ struct PreparedRequest: Sendable {
             }
         }
         // Uploads: no "Expect: 100-continue" round trip.
-        if request.body != nil || Self.methodSendsEmptyBody(request.method) { lines.append("Expect:") }
+        if request.body != nil || Self.methodSendsEmptyBody(request.method) {
+            lines.append("Expect:")
+            usesClientLines = false
+        }
 
         self.url = request.url
         self.method = request.method
         self.headerLines = lines
+        self.usesClientHeaderLines = usesClientLines
         self.body = request.body
         self.timeouts = configuration.timeouts.applying(request.timeouts)
         self.maxBodySize = request.maxBodySize ?? (streaming ? nil : configuration.maxBodySize)

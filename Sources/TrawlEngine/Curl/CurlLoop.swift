@@ -33,6 +33,9 @@ final class CurlLoop: @unchecked Sendable {
     let handlesCreated = Atomic<Int>(0)
     private let multi: UnsafeMutableRawPointer
     private let configuration: Client.Configuration
+    /// The client's default header lines as one curl list, built once and shared by every transfer
+    /// that sends exactly those (saves two mallocs and frees per line per request).
+    private let defaultHeaderList: UnsafeMutablePointer<curl_slist>?
 
     // Loop-thread state.
     private var live: [ObjectIdentifier: Transfer] = [:]
@@ -43,11 +46,21 @@ final class CurlLoop: @unchecked Sendable {
     private var nextStallCheck = ContinuousClock.now
     private static let stallCheckInterval = Duration.milliseconds(250)
 
-    init(configuration: Client.Configuration) {
+    init(configuration: Client.Configuration, defaultHeaderLines: [String]) {
         _ = curlGlobalInit
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
         self.multi = multi
         self.configuration = configuration
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in defaultHeaderLines {
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                list = nil
+                break  // out of memory: transfers build their own lists instead
+            }
+            list = appended
+        }
+        defaultHeaderList = list
         waiting = WaitingQueue(perOrigin: configuration.maxConnectionsPerHost != nil)
         // Keep a kept-alive connection for every transfer slot.
         _ = trawl_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrentTransfers, 8))
@@ -130,6 +143,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         pool.removeAll()
         curl_multi_cleanup(multi)
+        if let defaultHeaderList { curl_slist_free_all(defaultHeaderList) }
     }
 
     private func apply(_ command: Command) {
@@ -192,7 +206,8 @@ final class CurlLoop: @unchecked Sendable {
         }
         transfer.easy = easy
         do {
-            try TransferSetup.configure(easy, for: transfer, configuration: configuration)
+            try TransferSetup.configure(
+                easy, for: transfer, configuration: configuration, defaultHeaderList: defaultHeaderList)
         } catch {
             let failure = (error as? TrawlError)
                 ?? transfer.makeError(code: .transport, "the request could not be set up: \(error)")

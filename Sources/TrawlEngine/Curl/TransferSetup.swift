@@ -1,8 +1,11 @@
 internal import CCurl
 
-/// Copies a prepared request into a (freshly reset) easy handle: every option Trawl sets lives here.
+/// Copies a prepared request into a pooled easy handle: every option Trawl sets lives here.
 enum TransferSetup {
-    static func configure(_ easy: EasyHandle, for transfer: Transfer, configuration: Client.Configuration) throws {
+    static func configure(
+        _ easy: EasyHandle, for transfer: Transfer, configuration: Client.Configuration,
+        defaultHeaderList: UnsafeMutablePointer<curl_slist>?
+    ) throws {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         easy.prepareForTransfer()
@@ -34,10 +37,14 @@ enum TransferSetup {
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.trawlMilliseconds ?? 0)
         easy.set(CURLOPT_TIMEOUT_MS, timeouts.total?.trawlMilliseconds ?? 0)
         // Stalls are detected by the loop (CurlLoop.abortStalledTransfers), not CURLOPT_LOW_SPEED_*: libcurl's
-        // speed check re-arms a timer on every progress update, which cost ~20% of a small request's CPU.
+        // speed check re-arms a timer on every progress update, which showed in profiles of small requests.
 
         try configureMethodAndBody(easy, for: transfer)
 
+        if request.usesClientHeaderLines, let defaultHeaderList {
+            easy.set(CURLOPT_HTTPHEADER, slist: defaultHeaderList)  // shared: never freed per transfer
+            return
+        }
         var list: UnsafeMutablePointer<curl_slist>?
         for line in request.headerLines {
             guard let appended = curl_slist_append(list, line) else {
