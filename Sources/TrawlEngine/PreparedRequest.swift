@@ -148,6 +148,8 @@ enum HeaderValidation {
 
     /// The first control character other than horizontal tab, described as `U+000D (CR) at offset 5`.
     static func firstInvalidCharacter(in text: String) -> String? {
+        // Fast path first: this runs on every URL and header value.
+        guard text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
         for (offset, byte) in text.utf8.enumerated() where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
             let names: [UInt8: String] = [0x00: "NUL", 0x0A: "LF", 0x0D: "CR", 0x7F: "DEL"]
             let hex = String(byte, radix: 16, uppercase: true)
