@@ -23,5 +23,6 @@ extension TestServer {
         GET /headers?Name=value&...       each query pair as a response header, in order; body {}
         GET /close                        {} with Connection: close, then closes
         GET /protected?token=T            {"ok":true} with Authorization: Bearer T, else 401 {"error", "code"}
+        GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|next|link (delay, jitter, fail_page)
         """
 }

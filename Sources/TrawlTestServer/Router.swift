@@ -56,6 +56,7 @@ enum Router {
         case ("loop-b", 1): return redirect(to: "/loop-a", target)
         case ("headers", 1): return headers(target)
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
+        case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1])
         case ("close", 1):
             var response = Response.json(200, "{}")
             response.ending = .close

@@ -71,7 +71,8 @@ extension API {
         }
     }
 
-    private func prepare<R: Route>(_ route: R, attempt: Int) async throws -> Request {
+    /// Builds the route's request and runs the adapter chain and the route's last-chance hook over it.
+    func prepare<R: Route>(_ route: R, attempt: Int) async throws -> Request {
         var request: Request
         do {
             request = try self.request(for: route)

@@ -1,0 +1,56 @@
+extension API {
+    /// A paginator over `route`'s collection: the items at `path` of each page, decoded as `Item`.
+    ///
+    /// ```swift
+    /// let search = try await api.paginator(SearchRepos(query: "swift"), of: Repo.self, at: "items",
+    ///                            style: .page(sizeParam: "per_page", size: 100, totalItems: "total_count"))
+    /// for try await repo in search.items { print(repo.fullName) }
+    /// ```
+    ///
+    /// The route's request goes through the adapter chain (credentials, static headers) and the route's
+    /// `adjust` hook once; every page request is derived from it. The retrier, observers and stubs are not
+    /// applied per page yet.
+    public func paginator<Item: Decodable & Sendable>(
+        _ route: some Route, of type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
+        capture: [JSONKeyPath] = [], maxConcurrentPages: Int = 4, serial: Bool = false
+    ) async throws -> Paginator<Item> {
+        Paginator(
+            type, client: client, request: try await prepare(route, attempt: 0), items: path, style: style,
+            capture: capture, maxConcurrentPages: maxConcurrentPages, serial: serial)
+    }
+
+    /// The pages of `route`'s collection, in order
+    /// (see ``paginator(_:of:at:style:capture:maxConcurrentPages:serial:)``).
+    ///
+    /// ```swift
+    /// for try await page in try await api.pages(of: ListCharges(), as: Charge.self, at: "data",
+    ///                                     style: .cursor(at: "data.-1.id", param: "starting_after")) {
+    ///     print(page.position, page.items.count)
+    /// }
+    /// ```
+    public func pages<Item: Decodable & Sendable>(
+        of route: some Route, as type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
+        maxConcurrentPages: Int = 4, serial: Bool = false
+    ) async throws -> PageSequence<Item> {
+        try await paginator(
+            route, of: type, at: path, style: style, maxConcurrentPages: maxConcurrentPages, serial: serial
+        ).pages
+    }
+
+    /// The items of every page of `route`'s collection, in order.
+    ///
+    /// ```swift
+    /// for try await charge in try await api.items(of: ListCharges(), as: Charge.self, at: "data",
+    ///                                       style: .cursor(at: "data.-1.id", param: "starting_after")) {
+    ///     print(charge.id)
+    /// }
+    /// ```
+    public func items<Item: Decodable & Sendable>(
+        of route: some Route, as type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
+        maxConcurrentPages: Int = 4, serial: Bool = false
+    ) async throws -> PaginatedItems<Item> {
+        try await paginator(
+            route, of: type, at: path, style: style, maxConcurrentPages: maxConcurrentPages, serial: serial
+        ).items
+    }
+}

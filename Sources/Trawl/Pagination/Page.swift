@@ -1,0 +1,67 @@
+/// One page of a paginated collection: its items, where it sits, what comes next and what the body said.
+///
+/// ```swift
+/// for try await page in paginator.pages {
+///     print(page.position, page.items.count, page.total ?? -1)
+/// }
+/// ```
+public struct Page<Item: Sendable>: Sendable {
+    /// The items, decoded as the body streamed in.
+    public var items: [Item]
+    /// The page number, offset, cursor or URL it was requested with.
+    public var position: PagePosition
+    /// The page's place in the sequence, from 0.
+    public var index: Int
+    /// The position of the page after this one, when there is one and it is known.
+    public var next: PagePosition?
+    /// The total number of items, when the body says.
+    public var total: Int?
+    /// The side fields captured from the body (the strategy's and the caller's).
+    public var captured: [JSONKeyPath: JSONValue]
+    /// The status, headers and final URL of the response.
+    public var head: ResponseHead
+
+    public init(
+        items: [Item], position: PagePosition, index: Int, next: PagePosition? = nil, total: Int? = nil,
+        captured: [JSONKeyPath: JSONValue] = [:], head: ResponseHead
+    ) {
+        self.items = items
+        self.position = position
+        self.index = index
+        self.next = next
+        self.total = total
+        self.captured = captured
+        self.head = head
+    }
+}
+
+/// A page that could not be fetched or decoded: which page, and why. Pages and items before it were delivered.
+///
+/// ```swift
+/// do {
+///     for try await item in paginator.items { use(item) }
+/// } catch let error as PaginationError {
+///     print("\(error.position) failed: \(error.underlying)")   // "page 3 failed: HTTP 500 ..."
+/// }
+/// ```
+public struct PaginationError: Error, Sendable, CustomStringConvertible {
+    /// The page number, offset, cursor or URL of the failed page.
+    public var position: PagePosition
+    /// The failed page's place in the sequence, from 0.
+    public var index: Int
+    /// The URL requested.
+    public var url: String
+    /// What went wrong (usually a `TrawlError`).
+    public var underlying: any Error
+
+    public init(position: PagePosition, index: Int, url: String, underlying: any Error) {
+        self.position = position
+        self.index = index
+        self.url = url
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        "\(position) (page index \(index), \(url)) failed: \(underlying)"
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// How a paginated endpoint is walked: the first request, the request after a page, and (when the total is
+/// knowable) every remaining request at once so they can be fetched concurrently.
+///
+/// The built-in strategies are the ``PaginationStyle`` values; conform to add your own:
+///
+/// ```swift
+/// struct EveryOtherPage: PaginationStrategy {
+///     func first(_ request: Request) -> PageRequest {
+///         PageRequest(request: request.settingQuery("p", to: "0"), position: .number(0))
+///     }
+///     func next(after page: PageResponse) -> PageRequest? {
+///         guard page.itemCount > 0, case .number(let n) = page.position else { return nil }
+///         return PageRequest(request: page.request.settingQuery("p", to: String(n + 2)), position: .number(n + 2))
+///     }
+/// }
+/// ```
+public protocol PaginationStrategy: Sendable {
+    /// Side fields the strategy reads from each page's body (totals, cursors, next URLs).
+    var capturePaths: [JSONKeyPath] { get }
+    /// The request for the first page, derived from the caller's request.
+    func first(_ request: Request) -> PageRequest
+    /// The request for the page after `page`, or `nil` when `page` is the last.
+    func next(after page: PageResponse) -> PageRequest?
+    /// Every request after the first page when the first page tells how many there are; `nil` when it
+    /// doesn't (the chain is then followed serially with ``next(after:)``).
+    func remaining(after first: PageResponse) -> [PageRequest]?
+    /// The total number of items, when the page says.
+    func total(in page: PageResponse) -> Int?
+}
+
+extension PaginationStrategy {
+    public var capturePaths: [JSONKeyPath] { [] }
+    public func remaining(after first: PageResponse) -> [PageRequest]? { nil }
+    public func total(in page: PageResponse) -> Int? { nil }
+}
+
+/// Where a page sits in its collection: a page number, an offset, a cursor or a URL.
+///
+/// ```swift
+/// PagePosition.number(3).description        // "page 3"
+/// PagePosition.cursor("ch_42").description  // "cursor ch_42"
+/// ```
+public enum PagePosition: Sendable, Hashable, CustomStringConvertible {
+    case number(Int)
+    case offset(Int)
+    /// The cursor the page was requested with; `nil` for the first page.
+    case cursor(String?)
+    case url(String)
+
+    public var description: String {
+        switch self {
+        case .number(let number): "page \(number)"
+        case .offset(let offset): "offset \(offset)"
+        case .cursor(let cursor): cursor.map { "cursor \($0)" } ?? "first page (no cursor)"
+        case .url(let url): "page at \(url)"
+        }
+    }
+}
+
+/// One page's request and its position.
+///
+/// ```swift
+/// PageRequest(request: Request(url: "https://api.example.com/items?page=2"), position: .number(2))
+/// ```
+public struct PageRequest: Sendable {
+    public var request: Request
+    public var position: PagePosition
+
+    public init(request: Request, position: PagePosition) {
+        self.request = request
+        self.position = position
+    }
+}
+
+/// What a strategy sees of a fetched page: its request and position, how many items it held, the captured
+/// side fields and the response head.
+///
+/// ```swift
+/// page.captured["has_more"]?.boolValue   // Optional(true)
+/// ```
+public struct PageResponse: Sendable {
+    public var request: Request
+    public var position: PagePosition
+    public var itemCount: Int
+    public var captured: [JSONKeyPath: JSONValue]
+    public var head: ResponseHead
+
+    public init(
+        request: Request, position: PagePosition, itemCount: Int, captured: [JSONKeyPath: JSONValue],
+        head: ResponseHead
+    ) {
+        self.request = request
+        self.position = position
+        self.itemCount = itemCount
+        self.captured = captured
+        self.head = head
+    }
+
+    /// The integer at `path`, when captured (numbers or numeric strings).
+    public func int(at path: JSONKeyPath?) -> Int? {
+        guard let path, let value = captured[path] else { return nil }
+        if let number = value.int64Value { return Int(exactly: number) }
+        return value.stringValue.flatMap { Int($0) }
+    }
+}
+
+extension Request {
+    /// This request with the query parameter `name` set to `value` (replacing every earlier value, else
+    /// appended); the value is percent-encoded.
+    ///
+    /// ```swift
+    /// Request(url: "https://x.test/items?page=1&q=a").settingQuery("page", to: "2").url
+    /// // "https://x.test/items?page=2&q=a"
+    /// ```
+    public func settingQuery(_ name: String, to value: String) -> Request {
+        var copy = self
+        copy.url = QueryEditing.url(url, setting: name, to: value)
+        return copy
+    }
+
+    /// This request with another URL.
+    func with(url: String) -> Request {
+        var copy = self
+        copy.url = url
+        return copy
+    }
+}
+
+enum QueryEditing {
+    static func url(_ url: String, setting name: String, to value: String) -> String {
+        var base = Substring(url)
+        var fragment: Substring = ""
+        if let hash = base.firstIndex(of: "#") {
+            fragment = base[hash...]
+            base = base[..<hash]
+        }
+        var query: Substring = ""
+        if let mark = base.firstIndex(of: "?") {
+            query = base[base.index(after: mark)...]
+            base = base[..<mark]
+        }
+        let encodedName = PercentEncoding.queryComponent(name)
+        let pair = encodedName + "=" + PercentEncoding.queryComponent(value)
+        var pairs: [String] = []
+        var placed = false
+        for existing in query.split(separator: "&") {
+            let key = existing.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            if key == encodedName || key.removingPercentEncoding == name {
+                if !placed { pairs.append(pair) }
+                placed = true
+            } else {
+                pairs.append(String(existing))
+            }
+        }
+        if !placed { pairs.append(pair) }
+        return base + "?" + pairs.joined(separator: "&") + fragment
+    }
+
+    /// The integer value of the first query parameter `name` in `url`.
+    static func int(_ name: String, in url: String) -> Int? {
+        guard let mark = url.firstIndex(of: "?") else { return nil }
+        let query = url[url.index(after: mark)...].prefix { $0 != "#" }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, String(parts[0]).removingPercentEncoding == name { return Int(parts[1]) }
+        }
+        return nil
+    }
+}

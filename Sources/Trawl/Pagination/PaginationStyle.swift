@@ -1,0 +1,224 @@
+import Foundation
+
+/// The built-in pagination styles: page number, offset/limit, cursor in the body, next URL in the body and
+/// RFC 8288 `Link` headers.
+///
+/// ```swift
+/// let byPage = PaginationStyle.page(sizeParam: "per_page", size: 50, totalPages: "total_pages")
+/// let byOffset = PaginationStyle.offset(limit: 100, total: "total")
+/// let stripe = PaginationStyle.cursor(at: "data.-1.id", param: "starting_after")   // stops on has_more == false
+/// let nextURL = PaginationStyle.nextURL(at: "next")
+/// let github = PaginationStyle.link()
+/// ```
+///
+/// When the first page tells how many pages there are (total pages or items in the body, a `last` link whose
+/// URL carries the page number, or an explicit `pages` range), the remaining pages can be fetched concurrently.
+public struct PaginationStyle: PaginationStrategy, Hashable {
+    enum Kind: Hashable {
+        case page(param: String, start: Int, sizeParam: String?, size: Int?, totalPages: JSONKeyPath?,
+            totalItems: JSONKeyPath?, pages: ClosedRange<Int>?)
+        case offset(param: String, limitParam: String, limit: Int?, total: JSONKeyPath?)
+        case cursor(path: JSONKeyPath, param: String, hasMore: JSONKeyPath?)
+        case nextURL(path: JSONKeyPath)
+        case link(pageParam: String)
+    }
+
+    let kind: Kind
+
+    /// `param=start, start+1, …`; stops at the total pages when known (`totalPages`, or `totalItems` with a
+    /// page size), else at the first empty page. `pages` fetches exactly that range of pages.
+    public static func page(
+        param: String = "page", start: Int = 1, sizeParam: String? = nil, size: Int? = nil,
+        totalPages: JSONKeyPath? = nil, totalItems: JSONKeyPath? = nil, pages: ClosedRange<Int>? = nil
+    ) -> PaginationStyle {
+        PaginationStyle(kind: .page(
+            param: param, start: pages?.lowerBound ?? start, sizeParam: sizeParam, size: size,
+            totalPages: totalPages, totalItems: totalItems, pages: pages))
+    }
+
+    /// `param=0, n, 2n, …` stepping by the items received; stops at the total when known, else at a short or
+    /// empty page. With a `limit`, `limitParam=limit` is sent and a known total allows concurrent pages.
+    public static func offset(
+        param: String = "offset", limitParam: String = "limit", limit: Int? = nil, total: JSONKeyPath? = nil
+    ) -> PaginationStyle {
+        PaginationStyle(kind: .offset(param: param, limitParam: limitParam, limit: limit, total: total))
+    }
+
+    /// The next cursor is the value at `path` in the body, sent as `param`; stops when it is null or missing,
+    /// or when the value at `hasMore` is `false`.
+    public static func cursor(
+        at path: JSONKeyPath, param: String, hasMore: JSONKeyPath? = "has_more"
+    ) -> PaginationStyle {
+        PaginationStyle(kind: .cursor(path: path, param: param, hasMore: hasMore))
+    }
+
+    /// The body holds the next page's URL at `path` (relative URLs resolve against the page's URL); stops on
+    /// null or missing.
+    public static func nextURL(at path: JSONKeyPath) -> PaginationStyle {
+        PaginationStyle(kind: .nextURL(path: path))
+    }
+
+    /// Follows `Link: <…>; rel="next"`. When a `last` link and the `next` link carry `pageParam`, the pages
+    /// between are known and can be fetched concurrently.
+    public static func link(pageParam: String = "page") -> PaginationStyle {
+        PaginationStyle(kind: .link(pageParam: pageParam))
+    }
+
+    public var capturePaths: [JSONKeyPath] {
+        switch kind {
+        case .page(_, _, _, _, let totalPages, let totalItems, _): [totalPages, totalItems].compactMap { $0 }
+        case .offset(_, _, _, let total): [total].compactMap { $0 }
+        case .cursor(let path, _, let hasMore): [path] + [hasMore].compactMap { $0 }
+        case .nextURL(let path): [path]
+        case .link: []
+        }
+    }
+
+    public func first(_ request: Request) -> PageRequest {
+        switch kind {
+        case .page(let param, let start, let sizeParam, let size, _, _, _):
+            return PageRequest(request: pageRequest(request, param, start, sizeParam, size), position: .number(start))
+        case .offset(let param, let limitParam, let limit, _):
+            var request = request.settingQuery(param, to: "0")
+            if let limit { request = request.settingQuery(limitParam, to: String(limit)) }
+            return PageRequest(request: request, position: .offset(0))
+        case .cursor:
+            return PageRequest(request: request, position: .cursor(nil))
+        case .nextURL, .link:
+            return PageRequest(request: request, position: .url(request.url))
+        }
+    }
+
+    public func next(after page: PageResponse) -> PageRequest? {
+        switch kind {
+        case .page(let param, _, let sizeParam, let size, _, _, let pages):
+            guard case .number(let number) = page.position else { return nil }
+            if let pages, number >= pages.upperBound { return nil }
+            if let known = pageCount(page), number >= firstNumber + known - 1 { return nil }
+            guard page.itemCount > 0 else { return nil }
+            return PageRequest(
+                request: pageRequest(page.request, param, number + 1, sizeParam, size), position: .number(number + 1))
+        case .offset(let param, _, let limit, _):
+            guard case .offset(let offset) = page.position, page.itemCount > 0 else { return nil }
+            let next = offset + page.itemCount
+            if let total = total(in: page), next >= total { return nil }
+            if let limit, page.itemCount < limit { return nil }
+            return PageRequest(request: page.request.settingQuery(param, to: String(next)), position: .offset(next))
+        case .cursor(let path, let param, let hasMore):
+            if let hasMore, page.captured[hasMore]?.boolValue == false { return nil }
+            guard let value = page.captured[path], let cursor = value.stringValue ?? value.int64Value.map(String.init)
+            else { return nil }
+            return PageRequest(request: page.request.settingQuery(param, to: cursor), position: .cursor(cursor))
+        case .nextURL(let path):
+            guard let next = page.captured[path]?.stringValue, !next.isEmpty,
+                let url = Self.resolve(next, against: page.head.url)
+            else { return nil }
+            return PageRequest(request: page.request.with(url: url), position: .url(url))
+        case .link:
+            guard let next = LinkHeader(headers: page.head.headers, baseURL: page.head.url).next else { return nil }
+            return PageRequest(request: page.request.with(url: next), position: .url(next))
+        }
+    }
+
+    public func remaining(after first: PageResponse) -> [PageRequest]? {
+        switch kind {
+        case .page(let param, _, let sizeParam, let size, _, _, let pages):
+            guard case .number(let number) = first.position else { return nil }
+            let lastNumber: Int
+            if let pages {
+                lastNumber = pages.upperBound
+            } else if let known = pageCount(first) {
+                lastNumber = firstNumber + known - 1
+            } else {
+                return nil
+            }
+            guard number < lastNumber else { return [] }
+            return (number + 1...lastNumber).map {
+                PageRequest(request: pageRequest(first.request, param, $0, sizeParam, size), position: .number($0))
+            }
+        case .offset(let param, _, let limit, _):
+            guard let limit, limit > 0, let total = total(in: first) else { return nil }
+            return stride(from: limit, to: total, by: limit).map {
+                PageRequest(request: first.request.settingQuery(param, to: String($0)), position: .offset($0))
+            }
+        case .link(let pageParam):
+            let links = LinkHeader(headers: first.head.headers, baseURL: first.head.url)
+            guard let next = links.next else { return [] }
+            guard let last = links.last, let from = QueryEditing.int(pageParam, in: next),
+                let through = QueryEditing.int(pageParam, in: last), from <= through
+            else { return nil }
+            return (from...through).map {
+                let url = QueryEditing.url(next, setting: pageParam, to: String($0))
+                return PageRequest(request: first.request.with(url: url), position: .url(url))
+            }
+        case .cursor, .nextURL:
+            return nil
+        }
+    }
+
+    public func total(in page: PageResponse) -> Int? {
+        switch kind {
+        case .page(_, _, _, _, _, let totalItems, _): page.int(at: totalItems)
+        case .offset(_, _, _, let total): page.int(at: total)
+        default: nil
+        }
+    }
+
+    private var firstNumber: Int {
+        if case .page(_, let start, _, _, _, _, _) = kind { return start }
+        return 0
+    }
+
+    /// The number of pages, from total pages in the body, or total items and the page size.
+    private func pageCount(_ page: PageResponse) -> Int? {
+        guard case .page(_, _, _, let size, let totalPages, let totalItems, _) = kind else { return nil }
+        if let pages = page.int(at: totalPages) { return pages }
+        guard let items = page.int(at: totalItems) else { return nil }
+        let perPage = size ?? (page.position == .number(firstNumber) ? page.itemCount : 0)
+        guard perPage > 0 else { return items == 0 ? 0 : nil }
+        return (items + perPage - 1) / perPage
+    }
+
+    private func pageRequest(_ request: Request, _ param: String, _ number: Int, _ sizeParam: String?, _ size: Int?)
+        -> Request
+    {
+        var request = request.settingQuery(param, to: String(number))
+        if let sizeParam, let size { request = request.settingQuery(sizeParam, to: String(size)) }
+        return request
+    }
+
+    static func resolve(_ target: String, against base: String) -> String? {
+        guard let baseURL = URL(string: base) else { return URL(string: target)?.absoluteString }
+        return URL(string: target, relativeTo: baseURL)?.absoluteString
+    }
+}
+
+/// Lets `.page(...)`, `.cursor(...)` and the others be written where any strategy is expected.
+extension PaginationStrategy where Self == PaginationStyle {
+    public static func page(
+        param: String = "page", start: Int = 1, sizeParam: String? = nil, size: Int? = nil,
+        totalPages: JSONKeyPath? = nil, totalItems: JSONKeyPath? = nil, pages: ClosedRange<Int>? = nil
+    ) -> PaginationStyle {
+        PaginationStyle.page(
+            param: param, start: start, sizeParam: sizeParam, size: size, totalPages: totalPages,
+            totalItems: totalItems, pages: pages)
+    }
+
+    public static func offset(
+        param: String = "offset", limitParam: String = "limit", limit: Int? = nil, total: JSONKeyPath? = nil
+    ) -> PaginationStyle {
+        PaginationStyle.offset(param: param, limitParam: limitParam, limit: limit, total: total)
+    }
+
+    public static func cursor(at path: JSONKeyPath, param: String, hasMore: JSONKeyPath? = "has_more")
+        -> PaginationStyle
+    {
+        PaginationStyle.cursor(at: path, param: param, hasMore: hasMore)
+    }
+
+    public static func nextURL(at path: JSONKeyPath) -> PaginationStyle { PaginationStyle.nextURL(at: path) }
+
+    public static func link(pageParam: String = "page") -> PaginationStyle {
+        PaginationStyle.link(pageParam: pageParam)
+    }
+}
