@@ -12,12 +12,8 @@ private final class NginxTLSServer {
     init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-h2-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificatePath = directory.appendingPathComponent("cert.pem").path
-        let keyPath = directory.appendingPathComponent("key.pem").path
-        try await runTool("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", certificatePath,
-            "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ])
+        let (certificate, keyPath) = try await makeTestCertificate(in: directory)
+        certificatePath = certificate
         var started: (port: Int, process: Process)?
         for attempt in 0..<5 where started == nil {
             let port = 20_000 + Int.random(in: 0..<30_000) + attempt
@@ -71,22 +67,6 @@ private final class NginxTLSServer {
         process.terminate()
         for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
         try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-private enum ToolError: Error { case failed(String) }
-
-/// Runs a tool to completion, polling (Foundation's `waitUntilExit` can hang inside async tests).
-private func runTool(_ path: String, _ arguments: [String]) async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-    guard !process.isRunning, process.terminationStatus == 0 else {
-        throw ToolError.failed("\(path) \(arguments.joined(separator: " "))")
     }
 }
 

@@ -36,11 +36,8 @@ private final class TLSServer {
     init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-tls-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificatePath = directory.appendingPathComponent("cert.pem").path
-        let keyPath = directory.appendingPathComponent("key.pem").path
-        try await Self.run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath,
-                            "-out", certificatePath,
-                      "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        let (certificate, keyPath) = try await makeTestCertificate(in: directory)
+        certificatePath = certificate
         let logPath = directory.appendingPathComponent("server.log").path
         #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
         process = Process()
@@ -78,18 +75,7 @@ private final class TLSServer {
         }
     }
 
-    private static func run(_ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        await waitForExit(process)
-        guard !process.isRunning, process.terminationStatus == 0 else { throw TLSServerError.certificateFailed }
-    }
-
-    enum TLSServerError: Error { case didNotStart, certificateFailed }
+    enum TLSServerError: Error { case didNotStart }
 }
 
 @Suite("TLS verification", .serialized)

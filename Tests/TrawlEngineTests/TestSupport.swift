@@ -32,18 +32,7 @@ func expectTrawlError(
 }
 
 /// The echo endpoint's reply.
-struct Echo: Decodable {
-    let method: String
-    let path: String
-    let query: String
-    let headers: [[String]]
-    let bodyLength: Int
-    let body: String
-
-    func header(_ name: String) -> [String] {
-        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.count > 1 ? $0[1] : nil }
-    }
-}
+typealias Echo = EchoReply
 
 func decodeEcho(_ response: Response) throws -> Echo {
     try JSONDecoder().decode(Echo.self, from: Data(response.body))
@@ -57,4 +46,31 @@ func waitUntilIdle(_ client: Client, timeout: Duration = .seconds(20)) async -> 
         try? await Task.sleep(for: .milliseconds(10))
     }
     return false
+}
+
+enum ToolError: Error { case failed(String) }
+
+/// Runs a tool to completion, polling (Foundation's `waitUntilExit` can hang inside async tests).
+func runTool(_ path: String, _ arguments: [String]) async throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    guard !process.isRunning, process.terminationStatus == 0 else {
+        throw ToolError.failed("\(path) \(arguments.joined(separator: " "))")
+    }
+}
+
+/// A throwaway self-signed certificate for localhost and 127.0.0.1: (certificate path, key path).
+func makeTestCertificate(in directory: URL) async throws -> (certificate: String, key: String) {
+    let certificate = directory.appendingPathComponent("cert.pem").path
+    let key = directory.appendingPathComponent("key.pem").path
+    try await runTool("/usr/bin/openssl", [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+        "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    ])
+    return (certificate, key)
 }

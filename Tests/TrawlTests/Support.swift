@@ -10,15 +10,7 @@ let sharedClient = Client()
 
 /// Starts a fresh loopback test server for one test and shuts it down afterwards.
 func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await TestServer.with(body)
 }
 
 /// An API pointed at the server, sharing the suite's client.
@@ -27,18 +19,7 @@ func api(_ server: TestServer) -> API {
 }
 
 /// The `/echo` endpoint's reply.
-struct Echo: Decodable, Sendable {
-    let method: String
-    let path: String
-    let query: String
-    let headers: [[String]]
-    let bodyLength: Int
-    let body: String
-
-    func header(_ name: String) -> [String] {
-        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.count > 1 ? $0[1] : nil }
-    }
-}
+typealias Echo = EchoReply
 
 /// Runs `body`, expecting an `APIError<Model>`, and returns it.
 func expectAPIError<Model>(
