@@ -8,15 +8,20 @@ extension API {
     /// ```
     ///
     /// The route's request goes through the adapter chain (credentials, static headers) and the route's
-    /// `adjust` hook once; every page request is derived from it. The retrier, observers and stubs are not
-    /// applied per page yet.
+    /// `adjust` hook once; every page request is derived from it. Observers see every page request (`didReceive`
+    /// with an empty body: the items were decoded as it streamed); the retrier and stubs are not applied per
+    /// page yet. `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's
+    /// `pagination.serial` is set, pages are fetched one at a time whatever `serial` says.
     public func paginator<Item: Decodable & Sendable>(
         _ route: some Route, of type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
-        capture: [JSONKeyPath] = [], maxConcurrentPages: Int = 4, serial: Bool = false
+        capture: [JSONKeyPath] = [], maxConcurrentPages: Int? = nil, serial: Bool? = nil
     ) async throws -> Paginator<Item> {
-        Paginator(
+        var paginator = Paginator(
             type, client: client, request: try await prepare(route, attempt: 0), items: path, style: style,
-            capture: capture, maxConcurrentPages: maxConcurrentPages, serial: serial)
+            capture: capture, maxConcurrentPages: pagination.maxConcurrentPages(maxConcurrentPages),
+            serial: pagination.serial(serial))
+        paginator.observers = observers
+        return paginator
     }
 
     /// The pages of `route`'s collection, in order
@@ -30,7 +35,7 @@ extension API {
     /// ```
     public func pages<Item: Decodable & Sendable>(
         of route: some Route, as type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
-        maxConcurrentPages: Int = 4, serial: Bool = false
+        maxConcurrentPages: Int? = nil, serial: Bool? = nil
     ) async throws -> PageSequence<Item> {
         try await paginator(
             route, of: type, at: path, style: style, maxConcurrentPages: maxConcurrentPages, serial: serial
@@ -47,7 +52,7 @@ extension API {
     /// ```
     public func items<Item: Decodable & Sendable>(
         of route: some Route, as type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
-        maxConcurrentPages: Int = 4, serial: Bool = false
+        maxConcurrentPages: Int? = nil, serial: Bool? = nil
     ) async throws -> PaginatedItems<Item> {
         try await paginator(
             route, of: type, at: path, style: style, maxConcurrentPages: maxConcurrentPages, serial: serial

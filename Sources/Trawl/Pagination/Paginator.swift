@@ -26,6 +26,9 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
     public var maxConcurrentPages: Int
     /// Fetch one page at a time even when the total is known.
     public var serial: Bool
+    /// Told about every page request; set by ``API``. Page responses reach `didReceive` with an empty body,
+    /// since the items were decoded as the body streamed.
+    var observers: [any RequestObserver] = []
 
     public init(
         _ type: Item.Type = Item.self, client: Client, request: Request, items path: JSONKeyPath,
@@ -60,6 +63,8 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         var paths = strategy.capturePaths
         for path in capture where !paths.contains(path) { paths.append(path) }
         let request = pageRequest.request
+        for observer in observers { observer.willSend(request) }
+        let start = ContinuousClock.now
         let stream = client.items(Item.self, at: itemsPath, in: request, capture: paths, decoder: decoder)
         do {
             var items: [Item] = []
@@ -76,8 +81,14 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
             let page = Page(
                 items: items, position: pageRequest.position, index: index, total: strategy.total(in: response),
                 captured: captured, head: head)
+            if !observers.isEmpty {
+                let raw = RawResponse(status: head.status, headers: head.headers, url: head.url, body: [])
+                let duration = ContinuousClock.now - start
+                for observer in observers { observer.didReceive(raw, for: request, duration: duration) }
+            }
             return (page, response)
         } catch {
+            for observer in observers { observer.didFail(error, for: request) }
             throw PaginationError(position: pageRequest.position, index: index, url: request.url, underlying: error)
         }
     }

@@ -24,6 +24,8 @@ public struct API: Sendable {
     /// Makes the encoder for JSON bodies and JSON parameters unless a route's body names one.
     public var makeJSONEncoder: @Sendable () -> JSONEncoder
     public var stubbing: StubBehavior
+    /// Defaults of `paginator`, `pages(of:)` and `items(of:)`; `serial` forces serial page fetching.
+    public var pagination = PaginationSettings()
 
     public init(
         baseURL: String, headers: HTTPHeaders = [:], client: Client = Client(),
