@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Feeds a request body to libcurl's read callback: from memory, from a file (read as it is sent), or
@@ -59,12 +62,13 @@ final class UploadReader: @unchecked Sendable {
             source = .bytes(bytes, offset: offset + count)
             return .bytes(count)
         case .file(let handle, let path):
-            do {
-                guard let data = try handle.read(upToCount: buffer.count), !data.isEmpty else { return .bytes(0) }
-                data.copyBytes(to: buffer)
-                return .bytes(data.count)
-            } catch {
-                return .failed("reading request body file '\(path)' failed: \(error.localizedDescription)", nil)
+            // Straight into libcurl's buffer: no intermediate Data per chunk.
+            while true {
+                let count = Glibc.read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
+                if count >= 0 { return .bytes(count) }
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                return .failed("reading request body file '\(path)' failed: \(reason)", nil)
             }
         case .stream(let stream):
             return stream.read(into: buffer)
