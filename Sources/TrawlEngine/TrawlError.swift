@@ -17,7 +17,7 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
             case dnsFailed, connectFailed, tlsFailed, timeout, stalled
             case tooLarge, truncated, receiveFailed, sendFailed, decodingFailed
             case tooManyRedirects, redirectLoop, redirectNotReplayable
-            case cancelled, bodySourceFailed, shutdown, transport
+            case cancelled, bodySourceFailed, transport
             case unexpectedStatus, invalidBody
         }
         private let base: Base
@@ -57,8 +57,6 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The request body's file or stream failed.
         public static let bodySourceFailed = Code(.bodySourceFailed)
-        /// The client was shut down.
-        public static let shutdown = Code(.shutdown)
         /// The status was not the one the caller expected (a 5xx instead of the JSON collection).
         public static let unexpectedStatus = Code(.unexpectedStatus)
         /// The body arrived but is not what the caller expected (malformed JSON, an HTML error page);
