@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -42,7 +43,11 @@ let package = Package(
         .target(name: "TrawlJSON", dependencies: ["CYajl", "TrawlEngine"]),
         .target(
             name: "Trawl",
-            dependencies: ["TrawlEngine", "TrawlJSON", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TrawlEngine", "TrawlJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
         .target(
             name: "TrawlTestServer",

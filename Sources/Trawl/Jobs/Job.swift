@@ -1,0 +1,151 @@
+import Foundation
+import TrawlEngine
+import TrawlJSON
+
+/// A bulk job: sources of paginated items, each expanded by its parameter matrix into work units.
+///
+/// ```swift
+/// let job = Job(sources: [
+///     JobSource(name: "repos", url: "https://api.github.com/orgs/{org}/repos?per_page=100",
+///               headers: [JobHeader(name: "Authorization", value: "Bearer ${GITHUB_TOKEN}")],
+///               pagination: .link(), items: .root,
+///               matrix: [MatrixAxis(name: "org", values: ["apple", "swiftlang"])]),
+/// ])
+/// let units = try job.units(environment: ProcessInfo.processInfo.environment)
+/// ```
+///
+/// Templates: `{name}` is a matrix parameter, `${NAME}` an environment variable (a secret: its value is
+/// never written to state, reports or logs).
+public struct Job: Sendable, Hashable {
+    public var sources: [JobSource]
+    /// Scheduling and retry settings given by the job file; command-line flags override them.
+    public var settings: JobSettings
+
+    public init(sources: [JobSource], settings: JobSettings = JobSettings()) {
+        self.sources = sources
+        self.settings = settings
+    }
+}
+
+/// One paginated endpoint of a job.
+public struct JobSource: Sendable, Hashable {
+    /// Unique within the job; names output files (`NAME.jsonl`) and report sections.
+    public var name: String
+    /// URL template (`{param}`, `${ENV}`).
+    public var url: String
+    public var method: HTTPMethod
+    /// Header templates, in order.
+    public var headers: [JobHeader]
+    /// Body template, sent as is.
+    public var body: String?
+    public var pagination: PaginationStyle
+    /// Where the items are in each page (`.root` for a bare array).
+    public var items: JSONKeyPath
+    /// Side fields recorded per page (reported, and written with `--with-meta`).
+    public var side: [JSONKeyPath]
+    /// Axes of the parameter matrix; the units are their cartesian product, the first axis outermost.
+    public var matrix: [MatrixAxis]
+
+    public init(
+        name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
+        pagination: PaginationStyle, items: JSONKeyPath, side: [JSONKeyPath] = [], matrix: [MatrixAxis] = []
+    ) {
+        self.name = name
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.pagination = pagination
+        self.items = items
+        self.side = side
+        self.matrix = matrix
+    }
+}
+
+/// A header template.
+public struct JobHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One axis of a parameter matrix: a name and its values, each value binding one or more template
+/// parameters (a date window binds `{name}` to its first day and `{name.end}` to its last).
+public struct MatrixAxis: Sendable, Hashable {
+    public var name: String
+    public var values: [MatrixValue]
+
+    public init(name: String, values: [MatrixValue]) {
+        self.name = name
+        self.values = values
+    }
+
+    public init(name: String, values: [String]) {
+        self.init(name: name, values: values.map { MatrixValue($0) })
+    }
+}
+
+/// One value of an axis: `{axis}` binds `value`; `extra` binds `{axis.NAME}` (a date window's `end`).
+public struct MatrixValue: Sendable, Hashable {
+    public var value: String
+    /// `(NAME, value)` pairs bound as `{axis.NAME}`.
+    public var extra: [MatrixBinding]
+
+    public init(_ value: String, extra: [MatrixBinding] = []) {
+        self.value = value
+        self.extra = extra
+    }
+}
+
+public struct MatrixBinding: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Scheduling, retries and rate limits.
+public struct JobSettings: Sendable, Hashable {
+    /// Requests in flight across the job.
+    public var concurrency: Int = 16
+    /// Requests in flight per host (`scheme://host:port`).
+    public var perHost: Int = 8
+    /// Requests per second per host (token bucket, burst 1 second's worth); `nil` for no limit.
+    public var ratePerHost: Double? = nil
+    /// Attempts per page, the first included.
+    public var attempts: Int = 5
+    /// First backoff; doubles each attempt, with full jitter.
+    public var backoff: Duration = .milliseconds(250)
+    /// Largest single backoff.
+    public var maxBackoff: Duration = .seconds(30)
+    /// Longest pause a `Retry-After` or rate-limit reset may impose on a host; longer ones are capped (and
+    /// reported).
+    public var maxWait: Duration = .seconds(120)
+    /// Per-request total timeout.
+    public var timeout: Duration = .seconds(60)
+
+    public init() {}
+}
+
+/// One unit of work: a source with one combination of matrix values.
+public struct WorkUnit: Sendable {
+    /// Index of the source in the job.
+    public var sourceIndex: Int
+    public var source: String
+    /// Position of the unit in the job's full (unsharded) unit list; output order follows it.
+    public var ordinal: Int
+    /// The matrix parameters, in axis order.
+    public var parameters: [MatrixBinding]
+    /// Stable identity, e.g. `repos org=apple`: keys the checkpoint and the shard hash.
+    public var id: String
+    /// The first page's request, templates expanded (secrets included: never persist it).
+    public var request: Request
+    public var pagination: PaginationStyle
+    public var items: JSONKeyPath
+    public var side: [JSONKeyPath]
+}
