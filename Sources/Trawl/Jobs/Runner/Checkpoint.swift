@@ -1,0 +1,122 @@
+import Foundation
+import TrawlEngine
+import TrawlJSON
+
+/// The durable state of a job in its state directory (`checkpoint.json`), replaced atomically after every
+/// batch of committed pages. Secrets never appear in it: stored URLs pass through the job's redactor.
+struct Checkpoint: Codable, Sendable {
+    var version = 1
+    /// The job's fingerprint: a changed job file is refused unless restarted.
+    var fingerprint: String
+    /// `i/n`, or `all` when unsharded.
+    var shard: String
+    var withMeta: Bool
+    /// Per output file: bytes committed and how many of its units (in order) they hold.
+    var outputs: [String: OutputState] = [:]
+    /// Units started but not yet merged into their output, by ordinal.
+    var units: [String: UnitState] = [:]
+    /// True once every unit has been merged.
+    var complete = false
+
+    struct OutputState: Codable, Sendable, Equatable {
+        var length: Int64 = 0
+        var merged = 0
+    }
+
+    struct UnitState: Codable, Sendable {
+        enum Status: String, Codable, Sendable {
+            case running, done, failed
+        }
+        var id: String
+        var status: Status = .running
+        /// Pages committed to the unit's segment.
+        var pages = 0
+        var items = 0
+        /// Bytes committed to the unit's segment.
+        var segment: Int64 = 0
+        /// Serial walk: the next page to fetch (`nil` with `status == .done`).
+        var next: StoredPageRequest?
+        /// Planned walk: the first page, from which the remaining requests are derived again.
+        var first: StoredPage?
+        /// Pages known in all (planned walks).
+        var pageTotal: Int?
+        /// The last failure (redacted), when `status == .failed`.
+        var failure: String?
+        /// The item total the first page announced, when the strategy reads one.
+        var expectedItems: Int?
+    }
+}
+
+/// A page request without its headers or body, which are derived from the unit again on resume.
+struct StoredPageRequest: Codable, Sendable, Equatable {
+    var url: String
+    var kind: String
+    var number: Int?
+    var text: String?
+
+    init(_ request: PageRequest, redact: (String) -> String) {
+        url = redact(request.request.url)
+        switch request.position {
+        case .number(let value): kind = "number"; number = value
+        case .offset(let value): kind = "offset"; number = value
+        case .cursor(let value): kind = "cursor"; text = value.map(redact)
+        case .url(let value): kind = "url"; text = redact(value)
+        }
+    }
+
+    func pageRequest(base: Request, unredact: (String) -> String) throws -> PageRequest {
+        var request = base
+        request.url = unredact(url)
+        let position: PagePosition
+        switch kind {
+        case "number": position = .number(number ?? 0)
+        case "offset": position = .offset(number ?? 0)
+        case "cursor": position = .cursor(text.map(unredact))
+        case "url": position = .url(unredact(text ?? url))
+        default: throw CheckpointError("unknown page position kind '\(kind)'")
+        }
+        return PageRequest(request: request, position: position)
+    }
+}
+
+/// What a strategy needs of a first page to plan the rest again: its request, position, item count,
+/// captured side fields and `Link` headers.
+struct StoredPage: Codable, Sendable {
+    var request: StoredPageRequest
+    var itemCount: Int
+    var captured: [String: String]
+    var headURL: String
+    var links: [String]
+
+    init(_ page: PageResponse, redact: (String) -> String) {
+        request = StoredPageRequest(PageRequest(request: page.request, position: page.position), redact: redact)
+        itemCount = page.itemCount
+        captured = Dictionary(uniqueKeysWithValues: page.captured.map {
+            ($0.key.description, redact(String(decoding: $0.value.json, as: UTF8.self)))
+        })
+        headURL = redact(page.head.url)
+        links = page.head.headers.values(for: "Link").map(redact)
+    }
+
+    func pageResponse(base: Request, unredact: (String) -> String) throws -> PageResponse {
+        let pageRequest = try request.pageRequest(base: base, unredact: unredact)
+        var captured: [JSONKeyPath: JSONValue] = [:]
+        for (path, text) in self.captured {
+            let value = try JSONItemDecoder().decode(JSONValue.self, from: Array(unredact(text).utf8))
+            captured[JSONKeyPath(path)] = value
+        }
+        var headers = HTTPHeaders()
+        for link in links { headers.add("Link", unredact(link)) }
+        let head = ResponseHead(
+            status: 200, headers: headers, url: unredact(headURL), httpVersion: .http1_1, remoteIP: nil,
+            remotePort: 0, timings: .zero, redirects: [])
+        return PageResponse(
+            request: pageRequest.request, position: pageRequest.position, itemCount: itemCount, captured: captured,
+            head: head)
+    }
+}
+
+struct CheckpointError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import Synchronization
+
+/// What a bulk job did: totals, per source and per host, failures, rate-limit waits and completeness flags.
+/// Written as JSON by `trawl fetch --report FILE`.
+///
+/// ```swift
+/// let report = try await JobRunner(job: job, options: options).run()
+/// print(report.totals.items, report.failures.count)
+/// ```
+public struct JobReport: Sendable, Codable {
+    public var startedAt: Date
+    public var seconds: Double
+    /// Every unit of this run (or shard) is in the output.
+    public var complete: Bool
+    public var resumed: Bool
+    public var units: UnitCounts
+    public var totals: JobStats
+    public var sources: [String: JobStats]
+    public var hosts: [String: JobStats]
+    public var failures: [PageFailureRecord]
+    public var flags: [CompletenessFlag]
+    public var outputs: [OutputRecord]
+    /// The state directory holding the checkpoint (kept when the job did not complete).
+    public var stateDirectory: String?
+
+    public struct UnitCounts: Sendable, Codable {
+        public var total = 0
+        /// Merged into the output by an earlier run of the same job.
+        public var skipped = 0
+        public var done = 0
+        public var failed = 0
+    }
+
+    public struct OutputRecord: Sendable, Codable {
+        public var path: String
+        public var bytes: Int64
+        public var units: Int
+    }
+}
+
+/// Counters of one scope (the job, a source or a host) for this run.
+public struct JobStats: Sendable, Codable {
+    public var requests = 0
+    public var pages = 0
+    public var items = 0
+    /// Response body bytes received (decoded).
+    public var bytes = 0
+    /// Attempts that failed and were tried again.
+    public var retries = 0
+    /// Attempts that failed (retried or not).
+    public var failedAttempts = 0
+    /// Pauses imposed on the host by `Retry-After` or rate-limit headers, and their total length.
+    public var rateLimitWaits = 0
+    public var rateLimitWaitSeconds = 0.0
+    /// Pauses shortened to the job's maximum wait.
+    public var cappedWaits = 0
+    public var latencyMs = Percentiles()
+
+    public struct Percentiles: Sendable, Codable {
+        public var p50 = 0.0
+        public var p90 = 0.0
+        public var p99 = 0.0
+        public var max = 0.0
+    }
+}
+
+/// A page that still failed after its attempts: the unit stops there and the rest of the job goes on.
+public struct PageFailureRecord: Sendable, Codable {
+    public var source: String
+    public var unit: String
+    /// The page's position (`page 7`, `cursor ch_42`, …) and 0-based index in its unit.
+    public var page: String
+    public var pageIndex: Int
+    /// Redacted.
+    public var url: String
+    public var attempts: Int
+    public var status: Int?
+    /// Redacted.
+    public var error: String
+}
+
+/// A sign the output may not hold the whole collection even though every page succeeded.
+public struct CompletenessFlag: Sendable, Codable {
+    public var source: String
+    public var unit: String
+    public var message: String
+}
+
+/// A live view of a running job, for progress displays.
+public struct JobProgress: Sendable {
+    public var unitsTotal = 0
+    public var unitsDone = 0
+    public var unitsFailed = 0
+    public var pagesDone = 0
+    /// Pages known in advance, summed over units whose total is known.
+    public var pagesPlanned = 0
+    /// Units whose page count is not known (cursor and next-URL chains still walking).
+    public var unitsOpenEnded = 0
+    public var items = 0
+    public var bytes = 0
+    public var requests = 0
+    public var retries = 0
+    public var errors = 0
+    public var waits = 0
+    public var elapsed: Duration = .zero
+}
+
+/// Thread-safe counters behind `JobProgress` and `JobReport`.
+final class JobMetrics: Sendable {
+    private struct Scope {
+        var stats = JobStats()
+        var latencies: [Double] = []
+    }
+
+    private struct State {
+        var totals = Scope()
+        var sources: [String: Scope] = [:]
+        var hosts: [String: Scope] = [:]
+        var progress = JobProgress()
+        var failures: [PageFailureRecord] = []
+        var flags: [CompletenessFlag] = []
+    }
+
+    private let state = Mutex(State())
+    private let started = ContinuousClock.now
+    /// Latencies kept per scope for percentiles; beyond it, a reservoir sample.
+    private static let latencyCap = 50_000
+
+    func setUnits(total: Int, skipped: Int) {
+        state.withLock {
+            $0.progress.unitsTotal = total
+            $0.progress.unitsDone = skipped
+        }
+    }
+
+    func pageFetched(source: String, host: String, items: Int, bytes: Int, latency: Duration) {
+        let ms = latency.seconds * 1000
+        state.withLock { state in
+            func update(_ scope: inout Scope) {
+                scope.stats.requests += 1
+                scope.stats.pages += 1
+                scope.stats.items += items
+                scope.stats.bytes += bytes
+                Self.record(ms, in: &scope.latencies, count: scope.stats.requests)
+            }
+            update(&state.totals)
+            update(&state.sources[source, default: Scope()])
+            update(&state.hosts[host, default: Scope()])
+            state.progress.pagesDone += 1
+            state.progress.items += items
+            state.progress.bytes += bytes
+            state.progress.requests += 1
+        }
+    }
+
+    func attemptFailed(source: String, host: String, retried: Bool) {
+        state.withLock { state in
+            func update(_ stats: inout JobStats) {
+                stats.requests += 1
+                stats.failedAttempts += 1
+                if retried { stats.retries += 1 }
+            }
+            update(&state.totals.stats)
+            update(&state.sources[source, default: Scope()].stats)
+            update(&state.hosts[host, default: Scope()].stats)
+            state.progress.requests += 1
+            state.progress.errors += 1
+            if retried { state.progress.retries += 1 }
+        }
+    }
+
+    func paused(source: String, _ pause: RequestScheduler.Pause) {
+        let seconds = pause.imposed.seconds
+        state.withLock { state in
+            func update(_ stats: inout JobStats) {
+                stats.rateLimitWaits += 1
+                stats.rateLimitWaitSeconds += seconds
+                if pause.capped { stats.cappedWaits += 1 }
+            }
+            update(&state.totals.stats)
+            update(&state.sources[source, default: Scope()].stats)
+            update(&state.hosts[pause.host, default: Scope()].stats)
+            state.progress.waits += 1
+        }
+    }
+
+    func planned(pages: Int) { state.withLock { $0.progress.pagesPlanned += pages } }
+
+    func openEnded(_ delta: Int) { state.withLock { $0.progress.unitsOpenEnded += delta } }
+
+    func unitFinished(failed: Bool) {
+        state.withLock {
+            if failed { $0.progress.unitsFailed += 1 } else { $0.progress.unitsDone += 1 }
+        }
+    }
+
+    func failed(_ record: PageFailureRecord) { state.withLock { $0.failures.append(record) } }
+
+    func flag(_ flag: CompletenessFlag) { state.withLock { $0.flags.append(flag) } }
+
+    var progress: JobProgress {
+        var progress = state.withLock { $0.progress }
+        progress.elapsed = ContinuousClock.now - started
+        return progress
+    }
+
+    func report(startedAt: Date, complete: Bool, resumed: Bool, units: JobReport.UnitCounts,
+                outputs: [JobReport.OutputRecord], stateDirectory: String?) -> JobReport {
+        let elapsed = (ContinuousClock.now - started).seconds
+        return state.withLock { state in
+            func finished(_ scope: Scope) -> JobStats {
+                var stats = scope.stats
+                stats.latencyMs = Self.percentiles(scope.latencies)
+                return stats
+            }
+            return JobReport(
+                startedAt: startedAt, seconds: elapsed, complete: complete, resumed: resumed, units: units,
+                totals: finished(state.totals), sources: state.sources.mapValues(finished),
+                hosts: state.hosts.mapValues(finished), failures: state.failures, flags: state.flags,
+                outputs: outputs, stateDirectory: stateDirectory)
+        }
+    }
+
+    private static func record(_ value: Double, in samples: inout [Double], count: Int) {
+        if samples.count < latencyCap {
+            samples.append(value)
+        } else {
+            let slot = Int.random(in: 0..<max(count, 1))
+            if slot < latencyCap { samples[slot] = value }
+        }
+    }
+
+    static func percentiles(_ samples: [Double]) -> JobStats.Percentiles {
+        guard !samples.isEmpty else { return JobStats.Percentiles() }
+        let sorted = samples.sorted()
+        func at(_ fraction: Double) -> Double {
+            let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+            return (sorted[min(max(rank, 0), sorted.count - 1)] * 100).rounded() / 100
+        }
+        return JobStats.Percentiles(p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1))
+    }
+}

@@ -1,0 +1,402 @@
+import Foundation
+import TrawlEngine
+import TrawlJSON
+
+/// Where a job's items are written.
+public enum JobOutput: Sendable, Hashable {
+    /// Every source's items into one JSONL file, in job order.
+    case file(String)
+    /// One JSONL file per source, `DIRECTORY/SOURCE.jsonl`.
+    case directory(String)
+}
+
+/// How a job is run: output, state, shard, and the client to use.
+public struct JobRunOptions: Sendable {
+    public var output: JobOutput
+    /// Directory for the checkpoint and unit segments. With one, a run after a crash or `kill -9` resumes
+    /// where the last checkpoint left off; without, a temporary one next to the output is used and removed
+    /// when the job completes (kept, and named in the report, when it does not).
+    public var stateDirectory: String?
+    /// Ignore saved state and start over (the output is rewritten).
+    public var restart = false
+    /// Wrap each item: `{"source":…,"unit":…,"page":N,"item":…}`.
+    public var withMeta = false
+    /// Only units for which this returns true run (see `Shard`); `shardLabel` names the selection in the
+    /// checkpoint so that shards don't share state by mistake.
+    public var unitFilter: (@Sendable (WorkUnit) -> Bool)?
+    public var shardLabel = "all"
+    /// Environment for `${NAME}` references.
+    public var environment: [String: String]
+    /// Pages of one unit fetched at once when its page count is known.
+    public var pagesInFlightPerUnit = 4
+    /// Largest JSONL a single page may produce.
+    public var maxPageBytes = 64 << 20
+    /// The client; by default one sized by the job's settings.
+    public var client: Client?
+
+    public init(
+        output: JobOutput, stateDirectory: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.output = output
+        self.stateDirectory = stateDirectory
+        self.environment = environment
+    }
+}
+
+/// Runs a bulk job: every unit's pages, concurrently within the job's limits, each item written exactly once.
+///
+/// ```swift
+/// let runner = JobRunner(units: units, fingerprint: job.fingerprint, settings: job.settings,
+///                        options: JobRunOptions(output: .file("items.jsonl"), stateDirectory: "state"))
+/// let report = try await runner.run()
+/// if !report.failures.isEmpty { print("failed pages:", report.failures.map(\.page)) }
+/// ```
+///
+/// A page that fails after its attempts stops its unit (pages before it are kept) and is reported; the other
+/// units go on. Throws only when the job cannot run at all (state from another job, unwritable files).
+public final class JobRunner: Sendable {
+    let units: [WorkUnit]
+    let fingerprint: String
+    let settings: JobSettings
+    let options: JobRunOptions
+    let redact: @Sendable (String) -> String
+    let unredact: @Sendable (String) -> String
+    let metrics = JobMetrics()
+    let client: Client
+    let scheduler: RequestScheduler
+    let policy: RetryPolicy
+
+    /// A runner for explicit units (`Job.units(environment:)` makes them); `redact`/`unredact` hide secrets in
+    /// everything persisted.
+    public init(
+        units: [WorkUnit], fingerprint: String, settings: JobSettings, options: JobRunOptions,
+        redact: @escaping @Sendable (String) -> String = { $0 },
+        unredact: @escaping @Sendable (String) -> String = { $0 }
+    ) {
+        self.units = units
+        self.fingerprint = fingerprint
+        self.settings = settings
+        self.options = options
+        self.redact = redact
+        self.unredact = unredact
+        if let client = options.client {
+            self.client = client
+        } else {
+            var configuration = Client.Configuration()
+            configuration.maxConcurrentTransfers = max(settings.concurrency, 1)
+            configuration.maxConnectionsPerHost = max(settings.perHost, 1)
+            configuration.timeouts.total = settings.timeout
+            configuration.maxBodySize = options.maxPageBytes
+            self.client = Client(configuration: configuration)
+        }
+        scheduler = RequestScheduler(
+            concurrency: settings.concurrency, perHost: settings.perHost, rate: settings.ratePerHost,
+            maxWait: settings.maxWait)
+        policy = RetryPolicy(attempts: settings.attempts, backoff: settings.backoff, maxBackoff: settings.maxBackoff)
+    }
+
+    /// Counters for a progress display; cheap to read often.
+    public var progress: JobProgress { metrics.progress }
+
+    /// Runs the job to the end; see the type's documentation.
+    public func run() async throws -> JobReport {
+        let startedAt = Date()
+        let selected = units.filter { options.unitFilter?($0) ?? true }
+        let temporaryState = options.stateDirectory == nil
+        let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
+        let slots = selected.map {
+            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0))
+        }
+        let storeOptions = JobStore.Options(
+            stateDirectory: stateDirectory, outputs: Array(Set(slots.map(\.output))), fingerprint: fingerprint,
+            shard: options.shardLabel, withMeta: options.withMeta, restart: options.restart || temporaryState,
+            redact: redact)
+        let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
+        let pending = selected.filter { !opened.merged.contains($0.ordinal) }
+        metrics.setUnits(total: selected.count, skipped: opened.merged.count)
+
+        var counts = JobReport.UnitCounts(total: selected.count, skipped: opened.merged.count)
+        let outcomes = try await runUnits(pending, saved: opened.saved, store: store)
+        counts.done = outcomes.filter { !$0 }.count
+        counts.failed = outcomes.filter { $0 }.count
+        await scheduler.cancelAll()
+        let complete = await store.close()
+        let outputs = store.outputStates.sorted { $0.key < $1.key }.map {
+            JobReport.OutputRecord(path: $0.key, bytes: $0.value.length, units: $0.value.merged)
+        }
+        if complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        return metrics.report(
+            startedAt: startedAt, complete: complete, resumed: opened.resumed, units: counts, outputs: outputs,
+            stateDirectory: complete && temporaryState ? nil : stateDirectory)
+    }
+
+    /// Runs units, at most `concurrency` at once, in job order; returns per unit whether it failed.
+    private func runUnits(_ pending: [WorkUnit], saved: [Int: Checkpoint.UnitState], store: JobStore)
+        async throws -> [Bool]
+    {
+        let width = max(1, settings.concurrency)
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            var results: [Bool] = []
+            var next = 0
+            func start() {
+                let unit = pending[next]
+                let state = saved[unit.ordinal]
+                group.addTask { try await self.runUnit(unit, saved: state, store: store) }
+                next += 1
+            }
+            while next < pending.count, next < width { start() }
+            while let failed = try await group.next() {
+                results.append(failed)
+                if next < pending.count { start() }
+            }
+            return results
+        }
+    }
+
+    private func outputPath(for unit: WorkUnit) -> String {
+        switch options.output {
+        case .file(let path): return path
+        case .directory(let directory): return directory + "/" + unit.source + ".jsonl"
+        }
+    }
+
+    private func defaultStateDirectory() -> String {
+        let anchor: String
+        switch options.output {
+        case .file(let path): anchor = path
+        case .directory(let directory): anchor = directory + "/job"
+        }
+        return anchor + ".trawl-state"
+    }
+
+    // MARK: - One unit
+
+    /// A page that failed for good; ends its unit.
+    struct PageFailed: Error {
+        var record: PageFailureRecord
+    }
+
+    /// Walks one unit from its saved state; returns whether it failed.
+    private func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
+        var state = saved ?? Checkpoint.UnitState(id: unit.id)
+        let walker = UnitWalker(runner: self, unit: unit, store: store)
+        if state.status != .done {
+            state.status = .running
+            state.failure = nil
+            do {
+                try await walker.walk(&state)
+                state.status = .done
+                state.next = nil
+                if let expected = state.expectedItems, state.items < expected {
+                    metrics.flag(CompletenessFlag(
+                        source: unit.source, unit: unit.id,
+                        message: "the server announced \(expected) items but its pages held \(state.items) (a search cap?)"))
+                }
+            } catch let failure as PageFailed {
+                state.status = .failed
+                state.failure = failure.record.error
+                metrics.failed(failure.record)
+            }
+        }
+        try await store.finishUnit(ordinal: unit.ordinal, state: state)
+        metrics.unitFinished(failed: state.status == .failed)
+        return state.status == .failed
+    }
+}
+
+/// The page walk of one unit: first page, then a serial chain or a planned set of pages.
+struct UnitWalker: Sendable {
+    let runner: JobRunner
+    let unit: WorkUnit
+    let store: JobStore
+
+    var fetcher: PageFetcher {
+        let source = JSONValue.string(unit.source).json
+        let id = JSONValue.string(unit.id).json
+        var meta: (@Sendable (Int) -> [UInt8])?
+        if runner.options.withMeta {
+            var head: [UInt8] = Array("{\"source\":".utf8)
+            head.append(contentsOf: source)
+            head.append(contentsOf: Array(",\"unit\":".utf8))
+            head.append(contentsOf: id)
+            head.append(contentsOf: Array(",\"page\":".utf8))
+            let prefix = head
+            meta = { index in prefix + Array("\(index),\"item\":".utf8) }
+        }
+        return PageFetcher(
+            client: runner.client, items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
+            metaPrefix: meta)
+    }
+
+    var captures: [JSONKeyPath] {
+        var paths = unit.pagination.capturePaths
+        for path in unit.side where !paths.contains(path) { paths.append(path) }
+        return paths
+    }
+
+    func walk(_ state: inout Checkpoint.UnitState) async throws {
+        let strategy = unit.pagination
+        let fetcher = self.fetcher
+        if let first = state.first {
+            let response = try stored { try first.pageResponse(base: unit.request, unredact: runner.unredact) }
+            let rest = strategy.remaining(after: response) ?? []
+            runner.metrics.planned(pages: rest.count + 1 - state.pages)
+            try await walkPlanned(rest, state: &state, fetcher: fetcher)
+            return
+        }
+        if state.pages > 0 {
+            guard let stored = state.next else { return }
+            let next = try self.stored { try stored.pageRequest(base: unit.request, unredact: runner.unredact) }
+            runner.metrics.openEnded(1)
+            defer { runner.metrics.openEnded(-1) }
+            try await walkSerial(from: next, state: &state, fetcher: fetcher)
+            return
+        }
+        let firstRequest = strategy.first(unit.request)
+        let page = try await fetch(firstRequest, index: 0, fetcher: fetcher)
+        let response = PageResponse(
+            request: firstRequest.request, position: firstRequest.position, itemCount: page.itemCount,
+            captured: page.captured, head: page.head)
+        state.pages = 1
+        state.items = page.itemCount
+        state.expectedItems = strategy.total(in: response)
+        if page.captured[JSONKeyPath("incomplete_results")]?.boolValue == true {
+            runner.metrics.flag(CompletenessFlag(
+                source: unit.source, unit: unit.id, message: "the server said incomplete_results: true"))
+        }
+        if runner.options.pagesInFlightPerUnit > 1, let rest = strategy.remaining(after: response) {
+            state.first = StoredPage(response, redact: runner.redact)
+            state.pageTotal = rest.count + 1
+            state.next = nil
+            runner.metrics.planned(pages: rest.count)
+            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            try await walkPlanned(rest, state: &state, fetcher: fetcher)
+        } else {
+            let next = try following(firstRequest, response: response, index: 1)
+            state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
+            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            guard let next else { return }
+            runner.metrics.openEnded(1)
+            defer { runner.metrics.openEnded(-1) }
+            try await walkSerial(from: next, state: &state, fetcher: fetcher)
+        }
+    }
+
+    private func walkSerial(from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher)
+        async throws
+    {
+        var current: PageRequest? = start
+        while let request = current {
+            let index = state.pages
+            let page = try await fetch(request, index: index, fetcher: fetcher)
+            let response = PageResponse(
+                request: request.request, position: request.position, itemCount: page.itemCount,
+                captured: page.captured, head: page.head)
+            let next = try following(request, response: response, index: index + 1)
+            state.pages += 1
+            state.items += page.itemCount
+            state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
+            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            current = next
+        }
+    }
+
+    /// Fetches `requests[state.pages - 1...]` with up to `pagesInFlightPerUnit` in flight, committing in order.
+    private func walkPlanned(_ requests: [PageRequest], state: inout Checkpoint.UnitState, fetcher: PageFetcher)
+        async throws
+    {
+        let width = max(1, runner.options.pagesInFlightPerUnit)
+        var started = max(0, state.pages - 1)
+        var inFlight: [Task<FetchedPage, any Error>] = []
+        defer { for task in inFlight { task.cancel() } }
+        while started < requests.count || !inFlight.isEmpty {
+            while started < requests.count, inFlight.count < width {
+                let request = requests[started]
+                let index = started + 1
+                inFlight.append(Task { try await self.fetch(request, index: index, fetcher: fetcher) })
+                started += 1
+            }
+            let task = inFlight.removeFirst()
+            let page = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            state.pages += 1
+            state.items += page.itemCount
+            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+        }
+    }
+
+    /// The request after a page, refusing a chain that points back at the page it came from.
+    private func following(_ request: PageRequest, response: PageResponse, index: Int) throws -> PageRequest? {
+        guard let next = unit.pagination.next(after: response) else { return nil }
+        if next.position == request.position || next.request.url == request.request.url {
+            throw JobRunner.PageFailed(record: PageFailureRecord(
+                source: unit.source, unit: unit.id, page: next.position.description, pageIndex: index,
+                url: runner.redact(next.request.url), attempts: 0, status: nil,
+                error: "the page after \(request.position) is the same page: a pagination loop (check the cursor or next key path)"))
+        }
+        return next
+    }
+
+    private func stored<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw JobError.state("the checkpoint of unit '\(unit.id)' is unreadable (\(error))",
+                hint: "pass --restart to start the job over")
+        }
+    }
+
+    /// One page with retries; host pauses and rate limits are applied by the scheduler.
+    func fetch(_ pageRequest: PageRequest, index: Int, fetcher: PageFetcher) async throws -> FetchedPage {
+        let host = Self.host(of: pageRequest.request.url)
+        let policy = runner.policy
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await runner.scheduler.acquire(host)
+            let result: Result<FetchedPage, PageFetcher.Failure>
+            do {
+                result = .success(try await fetcher.fetch(pageRequest.request, pageIndex: index))
+            } catch {
+                result = .failure(error)
+            }
+            await runner.scheduler.release(host)
+            switch result {
+            case .success(let page):
+                runner.metrics.pageFetched(
+                    source: unit.source, host: host, items: page.itemCount, bytes: page.bodyBytes, latency: page.latency)
+                if let wait = RateLimitSignal.wait(status: page.head.status, headers: page.head.headers) {
+                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
+                }
+                return page
+            case .failure(let failure):
+                try Task.checkCancellation()
+                if let head = failure.head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
+                }
+                let retry = policy.isRetryable(failure.error) && attempt < policy.attempts
+                runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
+                guard retry else {
+                    throw JobRunner.PageFailed(record: PageFailureRecord(
+                        source: unit.source, unit: unit.id, page: pageRequest.position.description, pageIndex: index,
+                        url: runner.redact(pageRequest.request.url), attempts: attempt,
+                        status: (failure.error as? TrawlError)?.status ?? failure.head?.status,
+                        error: runner.redact(String(describing: failure.error))))
+                }
+                try await Task.sleep(for: policy.delay(afterAttempt: attempt))
+            }
+        }
+    }
+
+    /// `scheme://host:port`, the unit of per-host limits and pauses.
+    static func host(of url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return url }
+        let scheme = components.scheme ?? "http"
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
+    }
+}

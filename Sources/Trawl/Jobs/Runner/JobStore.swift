@@ -1,0 +1,332 @@
+import Foundation
+import Synchronization
+import TrawlEngine
+
+/// Where a job's items go and how its progress survives a crash.
+///
+/// Each unit appends its pages to its own segment file in the state directory (`segments/ORDINAL.jsonl`); a
+/// page's lines are written and `fsync`ed before the checkpoint counts the page. When a unit is done and every
+/// unit before it (in the job's order) is in the output, its segment is appended to the output file, the output
+/// is `fsync`ed, and the checkpoint records the new length — so the output always holds whole units in job
+/// order, is identical to an uninterrupted run's, and after a crash is cut back to the recorded length.
+///
+/// All file work runs on one writer thread, in batches: every page committed while the previous batch was
+/// being written shares one `fsync` per file and one checkpoint replacement (group commit).
+final class JobStore: Sendable {
+    struct Options: Sendable {
+        var stateDirectory: String
+        /// Output file per unit ordinal's source: every unit of a source goes to `outputs[sourceIndex]`.
+        var outputs: [String]
+        var fingerprint: String
+        var shard: String
+        var withMeta: Bool
+        var restart: Bool
+        var redact: @Sendable (String) -> String
+    }
+
+    /// One unit of this run: its ordinal, id and output.
+    struct UnitSlot: Sendable {
+        var ordinal: Int
+        var id: String
+        var output: String
+    }
+
+    /// What the store found when it opened: units to skip or resume.
+    struct Opened: Sendable {
+        /// Units already merged into the output in an earlier run.
+        var merged: Set<Int>
+        /// Units with saved progress (running, done or failed).
+        var saved: [Int: Checkpoint.UnitState]
+        /// True when an earlier run had finished every unit.
+        var complete: Bool
+        var resumed: Bool
+    }
+
+    private enum Operation {
+        case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
+        case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
+    }
+
+    private struct Queue {
+        var operations: [Operation] = []
+        var closed = false
+        var stopped = false
+        var onStop: CheckedContinuation<Void, Never>?
+    }
+
+    /// Owned by the writer thread after `open`.
+    private final class WriterState: @unchecked Sendable {
+        var checkpoint: Checkpoint
+        var outputFiles: [String: DurableFile] = [:]
+        var segments: [Int: DurableFile] = [:]
+        /// Per output, the ordinals of its units in order.
+        var order: [String: [Int]] = [:]
+        var slots: [Int: UnitSlot] = [:]
+        var failure: (any Error)?
+
+        init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
+    }
+
+    let options: Options
+    private let queue = Mutex(Queue())
+    private let signal = DispatchSemaphore(value: 0)
+    private let writer: WriterState
+    private let checkpointPath: String
+    private let segmentDirectory: String
+
+    private init(options: Options, writer: WriterState) {
+        self.options = options
+        self.writer = writer
+        checkpointPath = options.stateDirectory + "/checkpoint.json"
+        segmentDirectory = options.stateDirectory + "/segments"
+    }
+
+    /// Opens (or creates) the state directory for `units`, checks that it belongs to this job, cuts every file
+    /// back to its checkpointed length, and starts the writer thread.
+    static func open(options: Options, units: [UnitSlot]) throws -> (JobStore, Opened) {
+        let manager = FileManager.default
+        let checkpointPath = options.stateDirectory + "/checkpoint.json"
+        let segmentDirectory = options.stateDirectory + "/segments"
+        var existing: Checkpoint?
+        if !options.restart, let bytes = try DurableFiles.read(checkpointPath) {
+            do {
+                existing = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+            } catch {
+                throw JobError.state(
+                    "the checkpoint \(checkpointPath) is unreadable (\(error))",
+                    hint: "pass --restart to start the job over")
+            }
+        }
+        if let existing {
+            guard existing.fingerprint == options.fingerprint else {
+                throw JobError.state(
+                    "the job changed since the state in \(options.stateDirectory) was written",
+                    hint: "run the original job to finish it, or pass --restart to start over (the output is rewritten)")
+            }
+            guard existing.shard == options.shard else {
+                throw JobError.state(
+                    "the state in \(options.stateDirectory) belongs to shard \(existing.shard), not \(options.shard)",
+                    hint: "give each shard its own --state directory")
+            }
+            guard existing.withMeta == options.withMeta else {
+                throw JobError.state(
+                    "the state in \(options.stateDirectory) was written \(existing.withMeta ? "with" : "without") --with-meta",
+                    hint: "use the same flags, or pass --restart")
+            }
+        }
+        try manager.createDirectory(atPath: segmentDirectory, withIntermediateDirectories: true)
+        var checkpoint = existing ?? Checkpoint(
+            fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
+        let writer = WriterState(checkpoint: checkpoint)
+        var merged = Set<Int>()
+        var order: [String: [Int]] = [:]
+        for unit in units {
+            order[unit.output, default: []].append(unit.ordinal)
+            writer.slots[unit.ordinal] = unit
+        }
+        writer.order = order
+        for output in Set(units.map(\.output)) {
+            let state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
+            checkpoint.outputs[output] = state
+            let directory = (output as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try manager.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            if state.length > 0, !manager.fileExists(atPath: output) {
+                throw JobError.state(
+                    "the output \(output) is missing but the checkpoint says it holds \(state.length) bytes",
+                    hint: "restore it, or pass --restart to fetch everything again")
+            }
+            writer.outputFiles[output] = try DurableFile(path: output, truncatingTo: state.length)
+            for ordinal in (order[output] ?? []).prefix(state.merged) { merged.insert(ordinal) }
+        }
+        var saved: [Int: Checkpoint.UnitState] = [:]
+        for (key, state) in checkpoint.units {
+            guard let ordinal = Int(key), writer.slots[ordinal] != nil, !merged.contains(ordinal) else {
+                checkpoint.units[key] = nil
+                continue
+            }
+            let segment = try DurableFile(path: segmentDirectory + "/\(ordinal).jsonl", truncatingTo: state.segment)
+            writer.segments[ordinal] = segment
+            saved[ordinal] = state
+        }
+        // Segments of units that never reached the checkpoint, or were merged already: left by a crash.
+        for name in (try? manager.contentsOfDirectory(atPath: segmentDirectory)) ?? [] {
+            let ordinal = Int(name.split(separator: ".").first ?? "")
+            if ordinal.map({ saved[$0] == nil }) ?? true {
+                try? manager.removeItem(atPath: segmentDirectory + "/" + name)
+            }
+        }
+        let resumed = existing != nil
+        writer.checkpoint = checkpoint
+        let store = JobStore(options: options, writer: writer)
+        try store.writeCheckpoint()
+        let thread = Thread { [store] in store.runWriter() }
+        thread.name = "trawl-job-writer"
+        thread.start()
+        return (store, Opened(merged: merged, saved: saved, complete: checkpoint.complete, resumed: resumed))
+    }
+
+    /// Appends a page's lines to the unit's segment and records `state`; returns once both are on disk.
+    func commitPage(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.page(ordinal: ordinal, lines: lines, state: state, done: continuation))
+        }
+    }
+
+    /// Records a unit's final state (done or failed); a done unit is merged into its output when its turn
+    /// comes.
+    func finishUnit(ordinal: Int, state: Checkpoint.UnitState) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.unit(ordinal: ordinal, state: state, done: continuation))
+        }
+    }
+
+    /// Stops the writer after the queued work; returns whether every unit reached the output.
+    func close() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let stopped = queue.withLock { queue -> Bool in
+                queue.closed = true
+                if queue.stopped { return true }
+                queue.onStop = continuation
+                return false
+            }
+            if stopped { continuation.resume() } else { signal.signal() }
+        }
+        return writer.checkpoint.complete
+    }
+
+    /// Per output: bytes and units committed (read after `close`).
+    var outputStates: [String: Checkpoint.OutputState] { writer.checkpoint.outputs }
+
+    private func enqueue(_ operation: Operation) {
+        let accepted = queue.withLock { queue -> Bool in
+            guard !queue.closed else { return false }
+            queue.operations.append(operation)
+            return true
+        }
+        if accepted {
+            signal.signal()
+        } else {
+            switch operation {
+            case .page(_, _, _, let done), .unit(_, _, let done):
+                done.resume(throwing: JobError.state("the job's store is closed", hint: nil))
+            }
+        }
+    }
+
+    private func runWriter() {
+        while true {
+            signal.wait()
+            let (batch, closed) = queue.withLock { queue -> ([Operation], Bool) in
+                defer { queue.operations.removeAll() }
+                return (queue.operations, queue.closed)
+            }
+            if !batch.isEmpty { write(batch) }
+            guard closed else { continue }
+            let waiter = queue.withLock { queue -> CheckedContinuation<Void, Never>?? in
+                guard queue.operations.isEmpty else { return .none }
+                queue.stopped = true
+                return .some(queue.onStop)
+            }
+            if let waiter {
+                for file in writer.outputFiles.values { file.close() }
+                for file in writer.segments.values { file.close() }
+                waiter?.resume()
+                return
+            }
+        }
+    }
+
+    /// Writes one batch: segments, their `fsync`, merges, the checkpoint; then wakes the callers.
+    private func write(_ batch: [Operation]) {
+        var touched: [Int: DurableFile] = [:]
+        var result: Result<Void, any Error> = .success(())
+        do {
+            if let failure = writer.failure { throw failure }
+            for operation in batch {
+                switch operation {
+                case .page(let ordinal, let lines, let state, _):
+                    let segment = try segmentFile(ordinal)
+                    try segment.append(lines)
+                    touched[ordinal] = segment
+                    var recorded = state
+                    recorded.segment = segment.length
+                    writer.checkpoint.units[String(ordinal)] = recorded
+                case .unit(let ordinal, let state, _):
+                    var recorded = state
+                    recorded.segment = writer.segments[ordinal]?.length ?? 0
+                    writer.checkpoint.units[String(ordinal)] = recorded
+                }
+            }
+            for segment in touched.values { try segment.sync() }
+            let mergedSegments = try merge()
+            try writeCheckpoint()
+            for path in mergedSegments { try? FileManager.default.removeItem(atPath: path) }
+        } catch {
+            writer.failure = error
+            result = .failure(error)
+        }
+        for operation in batch {
+            switch operation {
+            case .page(_, _, _, let done), .unit(_, _, let done): done.resume(with: result)
+            }
+        }
+    }
+
+    private func segmentFile(_ ordinal: Int) throws -> DurableFile {
+        if let file = writer.segments[ordinal] { return file }
+        let file = try DurableFile(path: segmentDirectory + "/\(ordinal).jsonl", truncatingTo: 0)
+        writer.segments[ordinal] = file
+        return file
+    }
+
+    /// Appends, in order, every done unit whose predecessors are all in the output; returns the segment paths
+    /// to delete once the checkpoint is durable.
+    private func merge() throws -> [String] {
+        var removable: [String] = []
+        for (output, ordinals) in writer.order {
+            guard var state = writer.checkpoint.outputs[output], let file = writer.outputFiles[output] else { continue }
+            var changed = false
+            while state.merged < ordinals.count {
+                let ordinal = ordinals[state.merged]
+                guard let unit = writer.checkpoint.units[String(ordinal)], unit.status == .done else { break }
+                if let segment = writer.segments[ordinal] {
+                    segment.close()
+                    writer.segments[ordinal] = nil
+                    try file.appendContents(ofFile: segment.path)
+                    removable.append(segment.path)
+                }
+                writer.checkpoint.units[String(ordinal)] = nil
+                state.merged += 1
+                changed = true
+            }
+            if changed {
+                try file.sync()
+                state.length = file.length
+                writer.checkpoint.outputs[output] = state
+            }
+        }
+        writer.checkpoint.complete = writer.order.allSatisfy { output, ordinals in
+            (writer.checkpoint.outputs[output]?.merged ?? 0) == ordinals.count
+        }
+        return removable
+    }
+
+    private func writeCheckpoint() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(writer.checkpoint)
+        try DurableFiles.replace(checkpointPath, with: [UInt8](data))
+    }
+}
+
+/// A bulk job could not start or go on (as opposed to a page failing, which is reported and skipped).
+public struct JobError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var hint: String?
+
+    public static func state(_ message: String, hint: String?) -> JobError {
+        JobError(message: message, hint: hint)
+    }
+
+    public var description: String { hint.map { "\(message) (\($0))" } ?? message }
+}

@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed file-system operation: which, on what path, and the system's reason.
+///
+/// ```swift
+/// do { _ = try DurableFile(path: "/read-only/out.jsonl") }
+/// catch let error as FileError { print(error) }   // "cannot open /read-only/out.jsonl: Permission denied"
+/// ```
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    public var operation: String
+    public var path: String
+    public var reason: String
+
+    public init(_ operation: String, _ path: String, reason: String) {
+        self.operation = operation
+        self.path = path
+        self.reason = reason
+    }
+
+    init(_ operation: String, _ path: String, errno code: Int32 = errno) {
+        self.init(operation, path, reason: String(cString: strerror(code)))
+    }
+
+    public var description: String { "cannot \(operation) \(path): \(reason)" }
+}
+
+/// A file written for crash safety: appends at a known length, `fsync`, truncation back to a checkpoint,
+/// and appending another file's contents in the kernel (`copy_file_range`).
+///
+/// Not thread-safe: one writer owns it.
+///
+/// ```swift
+/// let out = try DurableFile(path: "items.jsonl", truncatingTo: checkpointedLength)
+/// try out.append(Array("{\"id\":1}\n".utf8))
+/// try out.sync()              // the line is on disk before the checkpoint says so
+/// ```
+public final class DurableFile: @unchecked Sendable {
+    public let path: String
+    /// Bytes in the file (what this writer has written, after any truncation).
+    public private(set) var length: Int64
+    private var descriptor: Int32
+
+    /// Opens (creating) `path` for writing at its end, or after truncating it to `length` when given. A file
+    /// shorter than `length` is an error: the data the checkpoint counted on is gone.
+    public init(path: String, truncatingTo length: Int64? = nil) throws {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError("open", path) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let error = FileError("stat", path)
+            Glibc.close(descriptor)
+            throw error
+        }
+        let size = Int64(status.st_size)
+        if let length {
+            guard size >= length else {
+                Glibc.close(descriptor)
+                throw FileError(
+                    "resume", path,
+                    reason: "it holds \(size) bytes but the checkpoint recorded \(length): it was changed outside trawl")
+            }
+            if size > length, ftruncate(descriptor, off_t(length)) != 0 {
+                let error = FileError("truncate", path)
+                Glibc.close(descriptor)
+                throw error
+            }
+            self.length = length
+        } else {
+            self.length = size
+        }
+    }
+
+    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+
+    /// Writes `bytes` at the end.
+    public func append(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let written = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(length) + off_t(done))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError("write to", path)
+                }
+                done += written
+            }
+        }
+        length += Int64(bytes.count)
+    }
+
+    /// Appends the whole content of the file at `source`; returns the bytes copied.
+    @discardableResult
+    public func appendContents(ofFile source: String) throws -> Int64 {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw FileError("open", source) }
+        defer { Glibc.close(input) }
+        var copied: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError("read", source)
+            }
+            if count == 0 { return copied }
+            if count == buffer.count {
+                try append(buffer)
+            } else {
+                try append(Array(buffer[0..<count]))
+            }
+            copied += Int64(count)
+        }
+    }
+
+    /// Flushes data and metadata to the disk (`fsync`).
+    public func sync() throws {
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileError("fsync", path) }
+        }
+    }
+
+    /// Cuts the file back to `length` bytes.
+    public func truncate(to length: Int64) throws {
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw FileError("truncate", path) }
+        self.length = length
+    }
+
+    /// Closes the file; later calls fail.
+    public func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+}
+
+/// Whole-file operations that survive a crash at any moment.
+public enum DurableFiles {
+    /// Replaces `path` with `bytes` atomically: a reader (or a restart after a crash) sees the old content or
+    /// the new, never a mix. Writes a temporary file in the same directory, `fsync`s it, renames it over
+    /// `path`, then `fsync`s the directory so the rename itself is durable.
+    ///
+    /// ```swift
+    /// try DurableFiles.replace("state/checkpoint.json", with: Array(json.utf8))
+    /// ```
+    public static func replace(_ path: String, with bytes: [UInt8]) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let file = try DurableFile(path: temporary, truncatingTo: 0)
+        try file.append(bytes)
+        try file.sync()
+        file.close()
+        guard rename(temporary, path) == 0 else {
+            let error = FileError("rename \(temporary) to", path)
+            unlink(temporary)
+            throw error
+        }
+        try syncDirectory(containing: path)
+    }
+
+    /// Moves `source` to `destination` (same file system) and makes the move durable.
+    public static func move(_ source: String, to destination: String) throws {
+        guard rename(source, destination) == 0 else { throw FileError("rename \(source) to", destination) }
+        try syncDirectory(containing: destination)
+    }
+
+    /// `fsync`s the directory holding `path`, so entries created, renamed or removed in it are durable.
+    public static func syncDirectory(containing path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
+    /// `fsync`s `directory` itself.
+    public static func syncDirectory(_ directory: String) throws {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError("open directory", directory) }
+        defer { close(descriptor) }
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileError("fsync directory", directory) }
+        }
+    }
+
+    /// Reads a whole (small) file, or `nil` when it does not exist.
+    public static func read(_ path: String) throws -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw FileError("read", path, reason: "unreadable") }
+            return nil
+        }
+        return [UInt8](data)
+    }
+}
