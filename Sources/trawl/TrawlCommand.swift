@@ -8,6 +8,8 @@ struct TrawlCommand: AsyncParsableCommand {
         commandName: "trawl",
         abstract: "Bulk-fetch paginated JSON APIs, stream large responses, and measure throughput.",
         subcommands: [
+            //DEMO
+            Fetch.self,
             Get.self,
             Extract.self,
             Bench.self,

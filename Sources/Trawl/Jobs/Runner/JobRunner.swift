@@ -269,7 +269,7 @@ struct UnitWalker: Sendable {
             state.first = StoredPage(response, redact: runner.redact)
             state.pageTotal = rest.count + 1
             state.next = nil
-            runner.metrics.planned(pages: rest.count)
+            runner.metrics.planned(pages: rest.count + 1)
             try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
             try await walkPlanned(rest, state: &state, fetcher: fetcher)
         } else {
@@ -398,5 +398,26 @@ struct UnitWalker: Sendable {
         let scheme = components.scheme ?? "http"
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(host):\(port)"
+    }
+}
+
+extension JobRunner {
+    /// A runner for `job`'s units (only `shard`'s, when given), with its secrets redacted from the state.
+    ///
+    /// ```swift
+    /// let job = try Job.load(contentsOf: "jobs.yaml", environment: ProcessInfo.processInfo.environment)
+    /// let report = try await JobRunner(job: job, options: JobRunOptions(output: .directory("out"))).run()
+    /// ```
+    public convenience init(job: Job, options: JobRunOptions, shard: Shard? = nil) throws {
+        var options = options
+        if let shard {
+            options.unitFilter = { shard.contains($0) }
+            options.shardLabel = "\(shard.index)/\(shard.count)"
+        }
+        let redactor = job.redactor(environment: options.environment)
+        self.init(
+            units: try job.units(environment: options.environment), fingerprint: job.fingerprint,
+            settings: job.settings, options: options, redact: { redactor.redact($0) },
+            unredact: { redactor.unredact($0) })
     }
 }

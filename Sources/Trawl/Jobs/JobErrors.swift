@@ -1,0 +1,82 @@
+/// A mistake in a job definition found without a file at hand: a pagination spec or shard given on the command
+/// line, a range, a template, or a `Job` built in code.
+///
+/// ```swift
+/// do {
+///     _ = try PaginationStyle.parse("pages")
+/// } catch let error as JobSpecError {
+///     print(error)   // unknown style 'pages' (use link, page, offset, cursor:KEYPATH or next:KEYPATH)
+/// }
+/// ```
+public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// Where the mistake is, as a path (`sources[1].url`), when known.
+    public var field: String?
+    public var message: String
+    /// What to do about it.
+    public var hint: String?
+    /// For pagination options: the option at fault, spelled as in a job file (`size_param`).
+    public var option: String?
+
+    public init(field: String? = nil, _ message: String, hint: String? = nil, option: String? = nil) {
+        self.field = field
+        self.message = message
+        self.hint = hint
+        self.option = option
+    }
+
+    public var description: String {
+        var text = field.map { "\($0): " } ?? ""
+        text += message
+        if let hint { text += " (\(hint))" }
+        return text
+    }
+}
+
+/// A mistake in a job file, with where it is.
+///
+/// ```swift
+/// do {
+///     let job = try Job.load(contentsOf: "jobs.yaml", environment: ProcessInfo.processInfo.environment)
+/// } catch let error as JobFileError {
+///     print(error)
+///     // jobs.yaml:12:5: sources[1].paginate: unknown style 'pages' (use link, page, offset, …)
+/// }
+/// ```
+public struct JobFileError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The file as it was named to `Job.load` or `Job.parse`.
+    public var file: String
+    /// 1-based line, when known.
+    public var line: Int?
+    /// 1-based column (in Unicode scalars), when known.
+    public var column: Int?
+    /// The field at fault, as a path: `sources[1].paginate`, `settings.rate`.
+    public var field: String?
+    public var message: String
+    /// What to do about it.
+    public var hint: String?
+
+    public init(
+        file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, message: String, hint: String? = nil
+    ) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.field = field
+        self.message = message
+        self.hint = hint
+    }
+
+    /// `file:line:column: field: message (hint)`, leaving out what is unknown.
+    public var description: String {
+        var text = file
+        if let line {
+            text += ":\(line)"
+            if let column { text += ":\(column)" }
+        }
+        text += ": "
+        if let field { text += "\(field): " }
+        text += message
+        if let hint { text += " (\(hint))" }
+        return text
+    }
+}

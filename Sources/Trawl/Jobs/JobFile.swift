@@ -1,0 +1,336 @@
+import Foundation
+import TrawlEngine
+import TrawlJSON
+import Yams
+
+extension Job {
+    /// Reads a job file (YAML or JSON).
+    ///
+    /// ```swift
+    /// let job = try Job.load(contentsOf: "jobs.yaml", environment: ProcessInfo.processInfo.environment)
+    /// ```
+    ///
+    /// `environment` is only checked: every `${NAME}` must be set in it. The job keeps the templates, never
+    /// the values. Throws `JobFileError`.
+    public static func load(contentsOf path: String, environment: [String: String]) throws(JobFileError) -> Job {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw JobFileError(
+                file: path, message: "cannot read the job file: \(error.localizedDescription)",
+                hint: "check the path and permissions")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw JobFileError(file: path, message: "the job file is not UTF-8 text")
+        }
+        return try parse(text, file: path, environment: environment)
+    }
+
+    /// Parses the text of a job file; `file` names it in errors.
+    ///
+    /// ```yaml
+    /// settings:                # all optional
+    ///   concurrency: 16
+    ///   per_host: 8
+    ///   rate: 10               # requests per second per host
+    ///   attempts: 5
+    ///   backoff_ms: 250
+    ///   max_backoff_ms: 30000
+    ///   max_wait_s: 120
+    ///   timeout_s: 60
+    /// sources:
+    ///   - name: repos
+    ///     url: "https://api.github.com/orgs/{org}/repos?per_page=100&since={day}"
+    ///     method: GET                          # optional
+    ///     headers: {Authorization: "Bearer ${GITHUB_TOKEN}", Accept: application/json}
+    ///     body: '{"q":"{org}"}'                # optional
+    ///     paginate: link                       # or page, offset, cursor:KEYPATH, next:KEYPATH, or a mapping
+    ///     items: $                             # key path of the items; "" or $ for a bare array
+    ///     side: [total_count]                  # optional
+    ///     matrix:                              # optional; the first axis is outermost
+    ///       org: [apple, swiftlang]
+    ///       day: "2024-01-01..2024-12-31 step 7d"
+    /// ```
+    ///
+    /// ```swift
+    /// let job = try Job.parse(text, file: "jobs.yaml", environment: ["GITHUB_TOKEN": token])
+    /// ```
+    public static func parse(_ text: String, file: String = "job.yaml", environment: [String: String])
+        throws(JobFileError) -> Job
+    {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw JobFileReader.syntaxError(error, file: file)
+        } catch {
+            throw JobFileError(file: file, message: "cannot parse the job file: \(error)")
+        }
+        guard let root else {
+            throw JobFileError(file: file, message: "the job file is empty", hint: "a job needs sources:")
+        }
+        return try JobFileReader(file: file, environment: environment).job(root)
+    }
+}
+
+/// Walks the YAML node tree of a job file, keeping each node's line and column for errors.
+struct JobFileReader {
+    let file: String
+    let environment: [String: String]
+
+    static let jobKeys = ["settings", "sources"]
+    static let settingsKeys = [
+        "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
+    ]
+    static let sourceKeys = ["name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix"]
+
+    func job(_ root: Node) throws(JobFileError) -> Job {
+        let fields = try mapping(root, "", allowed: Self.jobKeys)
+        var settings = JobSettings()
+        if let node = fields["settings"]?.value { settings = try self.settings(node) }
+        guard let sourcesNode = fields["sources"]?.value else {
+            throw error(root, nil, "the job has no sources", hint: "add sources: with at least one source")
+        }
+        let items = try sequence(sourcesNode, "sources")
+        guard !items.isEmpty else {
+            throw error(sourcesNode, "sources", "the job has no sources", hint: "add at least one source")
+        }
+        var sources: [JobSource] = []
+        var names: [String: Int] = [:]
+        for (index, node) in items.enumerated() {
+            let (source, nameNode) = try self.source(node, "sources[\(index)]")
+            if let earlier = names[source.name] {
+                throw error(
+                    nameNode, "sources[\(index)].name", "'\(source.name)' is used by sources[\(earlier)] too",
+                    hint: "source names must be unique: they name the output files")
+            }
+            names[source.name] = index
+            sources.append(source)
+        }
+        let job = Job(sources: sources, settings: settings)
+        do {
+            try job.validate()
+        } catch {
+            throw JobFileError(file: file, field: error.field, message: error.message, hint: error.hint)
+        }
+        return job
+    }
+
+    // MARK: Settings
+
+    func settings(_ node: Node) throws(JobFileError) -> JobSettings {
+        var settings = JobSettings()
+        for (key, entry) in try mapping(node, "settings", allowed: Self.settingsKeys) {
+            let field = "settings.\(key)"
+            let value = entry.value
+            switch key {
+            case "concurrency": settings.concurrency = try int(value, field, minimum: 1)
+            case "per_host": settings.perHost = try int(value, field, minimum: 1)
+            case "rate":
+                let rate = try number(value, field)
+                guard rate > 0 else {
+                    throw error(value, field, "the rate must be above 0", hint: "leave rate out for no limit")
+                }
+                settings.ratePerHost = rate
+            case "attempts": settings.attempts = try int(value, field, minimum: 1)
+            case "backoff_ms": settings.backoff = .milliseconds(try int(value, field, minimum: 0))
+            case "max_backoff_ms": settings.maxBackoff = .milliseconds(try int(value, field, minimum: 0))
+            case "max_wait_s": settings.maxWait = try seconds(value, field, positive: false)
+            default: settings.timeout = try seconds(value, field, positive: true)
+            }
+        }
+        return settings
+    }
+
+    // MARK: Sources
+
+    func source(_ node: Node, _ field: String) throws(JobFileError) -> (JobSource, Node) {
+        let fields = try mapping(node, field, allowed: Self.sourceKeys)
+        func required(_ key: String, _ example: String) throws(JobFileError) -> Node {
+            guard let value = fields[key]?.value else {
+                throw error(node, field, "\(key) is missing", hint: "add \(key):, as in \(key): \(example)")
+            }
+            return value
+        }
+        let nameNode = try required("name", "repos")
+        let name = try string(nameNode, "\(field).name")
+        guard !name.isEmpty else {
+            throw error(nameNode, "\(field).name", "the name is empty", hint: "name each source")
+        }
+        let urlNode = try required("url", "\"https://api.example.com/items\"")
+        let url = try string(urlNode, "\(field).url")
+        var method = HTTPMethod.get
+        if let node = fields["method"]?.value {
+            let text = try string(node, "\(field).method")
+            guard !text.isEmpty, text.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+                throw error(node, "\(field).method", "'\(text)' is not an HTTP method", hint: "use GET, POST, …")
+            }
+            method = HTTPMethod(rawValue: text)
+        }
+        var headers: [JobHeader] = []
+        var headerNodes: [String: Node] = [:]
+        if let node = fields["headers"]?.value {
+            for (name, entry) in try mapping(node, "\(field).headers", allowed: nil) {
+                let value = try string(entry.value, "\(field).headers.\(name)")
+                headers.append(JobHeader(name: name, value: value))
+                headerNodes[name] = entry.value
+            }
+        }
+        var body: String?
+        if let node = fields["body"]?.value { body = try string(node, "\(field).body") }
+        let pagination = try paginate(try required("paginate", "link"), "\(field).paginate")
+        let items = try keyPath(try required("items", "items (or $ for a bare array)"), "\(field).items")
+        var side: [JSONKeyPath] = []
+        if let node = fields["side"]?.value {
+            for (index, entry) in try sequence(node, "\(field).side").enumerated() {
+                side.append(try keyPath(entry, "\(field).side[\(index)]"))
+            }
+        }
+        var matrix: [MatrixAxis] = []
+        var matrixNodes: [String: Node] = [:]
+        if let node = fields["matrix"]?.value {
+            for (name, entry) in try mapping(node, "\(field).matrix", allowed: nil) {
+                matrix.append(try axis(name, entry.value, "\(field).matrix.\(name)", keyNode: entry.key))
+                matrixNodes[name] = entry.key
+            }
+        }
+        let source = JobSource(
+            name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
+            side: side, matrix: matrix)
+
+        // Templates and environment, pointing at the node at fault.
+        func nodeAt(_ subfield: String?) -> Node {
+            guard let subfield else { return node }
+            if subfield == "url" { return urlNode }
+            if subfield == "body", let body = fields["body"]?.value { return body }
+            if subfield.hasPrefix("headers."), let header = headerNodes[String(subfield.dropFirst(8))] {
+                return header
+            }
+            if subfield.hasPrefix("matrix."), let axis = matrixNodes[String(subfield.dropFirst(7))] { return axis }
+            return node
+        }
+        func relay(_ specError: JobSpecError) -> JobFileError {
+            let subfield = specError.field.map { String($0.dropFirst(field.count + 1)) }
+            return error(nodeAt(subfield), specError.field ?? field, specError.message, hint: specError.hint)
+        }
+        do {
+            try source.validateMatrix(field: field)
+            let templates = try source.templates(field: field)
+            for (subfield, template) in templates.all {
+                for name in template.environmentNames where environment[name] == nil {
+                    throw error(
+                        nodeAt(subfield), "\(field).\(subfield)", "environment variable \(name) is not set",
+                        hint: "export \(name) before running the job")
+                }
+            }
+        } catch let specError as JobSpecError {
+            throw relay(specError)
+        } catch let fileError as JobFileError {
+            throw fileError
+        } catch {
+            throw self.error(node, field, "\(error)")
+        }
+        return (source, nameNode)
+    }
+
+    func axis(_ name: String, _ node: Node, _ field: String, keyNode: Node) throws(JobFileError) -> MatrixAxis {
+        guard JobTemplate.isIdentifier(name) else {
+            throw error(
+                keyNode, field, "'\(name)' is not a usable parameter name",
+                hint: "use letters, digits and _, starting with a letter or _")
+        }
+        switch node {
+        case .sequence(let values):
+            var strings: [String] = []
+            for (index, value) in values.enumerated() {
+                guard case .scalar(let scalar) = value, value.tagName != .null else {
+                    throw error(
+                        value, "\(field)[\(index)]", "expected a string or a number",
+                        hint: "axis values are scalars, as in [apple, swiftlang]")
+                }
+                strings.append(scalar.string)
+            }
+            return MatrixAxis(name: name, values: strings)
+        case .scalar(let scalar) where node.tagName == .str && MatrixAxis.looksLikeRange(scalar.string):
+            do {
+                return try MatrixAxis.range(name, scalar.string)
+            } catch {
+                throw self.error(node, field, error.message, hint: error.hint)
+            }
+        default:
+            throw error(
+                node, field, "expected a list of values or a range",
+                hint: "write [a, b], \"2024-01-01..2024-12-31 step 7d\" or \"1..10 step 3\"")
+        }
+    }
+
+    static let paginateKeys: [String: [String]] = [
+        "page": ["style", "param", "start", "size_param", "size", "total_pages", "total_items", "pages"],
+        "offset": ["style", "param", "limit_param", "limit", "total"],
+        "cursor": ["style", "cursor", "param", "has_more"],
+        "next": ["style", "next"],
+        "link": ["style", "page_param"],
+    ]
+
+    func paginate(_ node: Node, _ field: String) throws(JobFileError) -> PaginationStyle {
+        if case .scalar = node {
+            let spec = try string(node, field)
+            do {
+                return try PaginationStyle.parse(spec)
+            } catch {
+                throw self.error(node, field, error.message, hint: error.hint)
+            }
+        }
+        guard case .mapping(let styleMapping) = node else {
+            throw error(
+                node, field, "expected a style or a mapping",
+                hint: "write paginate: link, or paginate: {style: page, size_param: per_page, size: 100}")
+        }
+        guard let styleNode = styleMapping["style"] else {
+            throw error(node, field, "style is missing", hint: PaginationStyle.styleHint)
+        }
+        let spec = try string(styleNode, "\(field).style")
+        let styleName = String(spec.prefix { $0 != ":" }).lowercased()
+        guard let allowed = Self.paginateKeys[styleName] else {
+            throw error(styleNode, "\(field).style", "unknown style '\(spec)'", hint: PaginationStyle.styleHint)
+        }
+        let fields = try mapping(node, field, allowed: allowed)
+        var options = PaginationOptions()
+        for (key, entry) in fields where key != "style" {
+            let value = entry.value
+            let subfield = "\(field).\(key)"
+            switch key {
+            case "param": options.param = try string(value, subfield)
+            case "page_param": options.pageParam = try string(value, subfield)
+            case "size_param": options.sizeParam = try string(value, subfield)
+            case "limit_param": options.limitParam = try string(value, subfield)
+            case "start": options.start = try int(value, subfield, minimum: 0)
+            case "size": options.size = try int(value, subfield, minimum: 1)
+            case "limit": options.limit = try int(value, subfield, minimum: 1)
+            case "total_pages": options.totalPages = try keyPath(value, subfield)
+            case "total_items": options.totalItems = try keyPath(value, subfield)
+            case "total": options.total = try keyPath(value, subfield)
+            case "has_more": options.hasMore = try keyPath(value, subfield)
+            case "cursor": options.cursorPath = try keyPath(value, subfield)
+            case "next": options.nextPath = try keyPath(value, subfield)
+            default: options.pages = try pages(value, subfield)
+            }
+        }
+        do {
+            return try PaginationStyle.parse(spec, options: options)
+        } catch {
+            let at = error.option.flatMap { fields[$0]?.key } ?? node
+            throw self.error(at, error.option.map { "\(field).\($0)" } ?? field, error.message, hint: error.hint)
+        }
+    }
+
+    func pages(_ node: Node, _ field: String) throws(JobFileError) -> ClosedRange<Int> {
+        let text = try string(node, field)
+        let parts = text.components(separatedBy: "..")
+        guard parts.count == 2, let lower = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+            let upper = Int(parts[1].trimmingCharacters(in: .whitespaces)), lower <= upper
+        else { throw error(node, field, "'\(text)' is not a page range", hint: "write FIRST..LAST, as in 1..20") }
+        return lower...upper
+    }
+}

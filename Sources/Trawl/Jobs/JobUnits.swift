@@ -1,0 +1,196 @@
+import TrawlEngine
+
+extension Job {
+    /// The work units, in order: sources in order, each expanded to the cartesian product of its matrix axes
+    /// (the first axis outermost; a source without a matrix is one unit).
+    ///
+    /// ```swift
+    /// let units = try job.units(environment: ProcessInfo.processInfo.environment)
+    /// units[0].id                  // "repos org=apple day=2024-01-01"
+    /// units[0].parameters          // org=apple, day=2024-01-01, day.end=2024-01-07
+    /// units[0].request.url         // "https://api.github.com/orgs/apple/repos?since=2024-01-01"
+    /// ```
+    ///
+    /// Matrix values are percent-encoded where they land in the URL and substituted as they are in headers and
+    /// bodies; `${NAME}` values are substituted as they are everywhere. A body whose first character is `{` or
+    /// `[` is sent as `application/json` unless a `Content-Type` header says otherwise.
+    ///
+    /// Throws `JobSpecError` when a template names an unknown parameter, an environment variable is not set,
+    /// source names repeat, or two units would have the same id.
+    public func units(environment: [String: String]) throws(JobSpecError) -> [WorkUnit] {
+        try validate()
+        var units: [WorkUnit] = []
+        var ids: Set<String> = []
+        for (sourceIndex, source) in sources.enumerated() {
+            let field = "sources[\(sourceIndex)]"
+            let templates = try source.templates(field: field)
+            for combination in source.combinations() {
+                var parameters: [MatrixBinding] = []
+                var id = source.name
+                for (axis, value) in zip(source.matrix, combination) {
+                    parameters.append(MatrixBinding(name: axis.name, value: value.value))
+                    for extra in value.extra {
+                        parameters.append(MatrixBinding(name: "\(axis.name).\(extra.name)", value: extra.value))
+                    }
+                    id += " \(axis.name)=\(value.value)"
+                }
+                guard ids.insert(id).inserted else {
+                    throw JobSpecError(
+                        field: "\(field).matrix", "two units have the id '\(id)'",
+                        hint: "make the values of each axis distinct")
+                }
+                let bound = Dictionary(parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                let request = try templates.request(
+                    method: source.method, parameters: bound, environment: environment, field: field)
+                units.append(WorkUnit(
+                    sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
+                    request: request, pagination: source.pagination, items: source.items, side: source.side))
+            }
+        }
+        return units
+    }
+
+    /// Checks what does not need the environment: unique, non-empty source names, sane axes and templates that
+    /// name only parameters their source defines.
+    ///
+    /// ```swift
+    /// try job.validate()   // throws JobSpecError: "sources[1].name: 'repos' is used by sources[0] too (…)"
+    /// ```
+    public func validate() throws(JobSpecError) {
+        guard !sources.isEmpty else {
+            throw JobSpecError(field: "sources", "the job has no sources", hint: "add at least one source")
+        }
+        var names: [String: Int] = [:]
+        for (index, source) in sources.enumerated() {
+            let field = "sources[\(index)]"
+            guard !source.name.isEmpty else {
+                throw JobSpecError(field: "\(field).name", "the name is empty", hint: "name each source")
+            }
+            if let earlier = names[source.name] {
+                throw JobSpecError(
+                    field: "\(field).name", "'\(source.name)' is used by sources[\(earlier)] too",
+                    hint: "source names must be unique: they name the output files")
+            }
+            names[source.name] = index
+            try source.validateMatrix(field: field)
+            _ = try source.templates(field: field)
+        }
+    }
+}
+
+extension JobSource {
+    struct Templates {
+        var url: JobTemplate
+        var headers: [(name: String, value: JobTemplate)]
+        var body: JobTemplate?
+
+        var all: [(field: String, template: JobTemplate)] {
+            [("url", url)] + headers.map { ("headers.\($0.name)", $0.value) } + (body.map { [("body", $0)] } ?? [])
+        }
+
+        func request(method: HTTPMethod, parameters: [String: String], environment: [String: String], field: String)
+            throws(JobSpecError) -> Request
+        {
+            func expand(_ template: JobTemplate, _ name: String, url: Bool) throws(JobSpecError) -> String {
+                do {
+                    return try template.expand(
+                        parameters: parameters, environment: environment, encodingParameters: url)
+                } catch {
+                    var error = error
+                    error.field = "\(field).\(name)"
+                    throw error
+                }
+            }
+            var fields: [(String, String)] = []
+            for header in headers {
+                fields.append((header.name, try expand(header.value, "headers.\(header.name)", url: false)))
+            }
+            let headers = HTTPHeaders(fields)
+            var requestBody: RequestBody?
+            if let body {
+                let text = try expand(body, "body", url: false)
+                let first = text.first { !$0.isWhitespace }
+                let json = (first == "{" || first == "[") && headers["Content-Type"] == nil
+                requestBody = .string(text, contentType: json ? "application/json" : nil)
+            }
+            return Request(
+                url: try expand(url, "url", url: true), method: method, headers: headers, body: requestBody)
+        }
+    }
+
+    /// The parameters templates may name: each axis, and `axis.NAME` for extras every value of the axis has.
+    var parameterNames: [String] {
+        matrix.flatMap { axis -> [String] in
+            let extras = axis.values.first?.extra.map(\.name) ?? []
+            let shared = extras.filter { name in axis.values.allSatisfy { $0.extra.contains { $0.name == name } } }
+            return [axis.name] + shared.map { "\(axis.name).\($0)" }
+        }
+    }
+
+    /// Parses the templates and checks that they name only defined parameters.
+    func templates(field: String) throws(JobSpecError) -> Templates {
+        func parse(_ text: String, _ name: String) throws(JobSpecError) -> JobTemplate {
+            do {
+                return try JobTemplate(parsing: text)
+            } catch {
+                var error = error
+                error.field = "\(field).\(name)"
+                throw error
+            }
+        }
+        var headers: [(name: String, value: JobTemplate)] = []
+        for header in self.headers {
+            headers.append((header.name, try parse(header.value, "headers.\(header.name)")))
+        }
+        let templates = Templates(
+            url: try parse(url, "url"), headers: headers, body: try body.map { text throws(JobSpecError) in
+                try parse(text, "body")
+            })
+        let known = Set(parameterNames)
+        for (name, template) in templates.all {
+            for parameter in template.parameters where !known.contains(parameter) {
+                let hint =
+                    matrix.isEmpty
+                    ? "this source has no matrix; define the axis under matrix:"
+                    : "parameters here: \(parameterNames.joined(separator: ", "))"
+                throw JobSpecError(
+                    field: "\(field).\(name)", "'{\(parameter)}' names no matrix parameter", hint: hint)
+            }
+        }
+        return templates
+    }
+
+    func validateMatrix(field: String) throws(JobSpecError) {
+        var names: Set<String> = []
+        for axis in matrix {
+            let axisField = "\(field).matrix.\(axis.name)"
+            guard JobTemplate.isIdentifier(axis.name) else {
+                throw JobSpecError(
+                    field: axisField, "'\(axis.name)' is not a usable parameter name",
+                    hint: "use letters, digits and _, starting with a letter or _")
+            }
+            guard names.insert(axis.name).inserted else {
+                throw JobSpecError(field: axisField, "the axis is defined twice")
+            }
+            guard !axis.values.isEmpty else {
+                throw JobSpecError(field: axisField, "the axis has no values", hint: "give at least one value")
+            }
+            var values: Set<String> = []
+            for value in axis.values where !values.insert(value.value).inserted {
+                throw JobSpecError(
+                    field: axisField, "the value '\(value.value)' appears twice",
+                    hint: "each value makes one unit; list it once")
+            }
+        }
+    }
+
+    /// Each combination of axis values, the first axis outermost.
+    func combinations() -> [[MatrixValue]] {
+        guard !matrix.isEmpty else { return [[]] }
+        var result: [[MatrixValue]] = [[]]
+        for axis in matrix {
+            result = result.flatMap { prefix in axis.values.map { prefix + [$0] } }
+        }
+        return result
+    }
+}

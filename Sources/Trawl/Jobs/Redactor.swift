@@ -1,0 +1,154 @@
+extension Job {
+    /// A stable hex digest (FNV-1a, 64 bits) of everything that changes the job's output: each source's name,
+    /// method, URL, header and body templates (unexpanded, so never a secret), pagination, items, side fields
+    /// and matrix. Settings (concurrency, rates, retries, timeouts) are left out. The same job gives the same
+    /// fingerprint in every process; a checkpoint made for another fingerprint is not resumed.
+    ///
+    /// ```swift
+    /// job.fingerprint   // "3f9c0a1d5e7b2c48"
+    /// ```
+    public var fingerprint: String {
+        FNV1a.hex64(canonicalDescription)
+    }
+
+    /// One line per field, with fields separated by a unit separator so no template text can imitate another.
+    var canonicalDescription: String {
+        var lines = ["trawl-job v1"]
+        func field(_ name: String, _ value: String) {
+            lines.append("\(name)\u{1F}\(value.utf8.count)\u{1F}\(value)")
+        }
+        for source in sources {
+            field("source", source.name)
+            field("method", source.method.rawValue)
+            field("url", source.url)
+            for header in source.headers {
+                field("header", header.name)
+                field("value", header.value)
+            }
+            if let body = source.body { field("body", body) }
+            field("paginate", source.pagination.canonicalDescription)
+            field("items", source.items.description)
+            for side in source.side { field("side", side.description) }
+            for axis in source.matrix {
+                field("axis", axis.name)
+                for value in axis.values {
+                    field("v", value.value)
+                    for extra in value.extra { field("x", "\(extra.name)=\(extra.value)") }
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every environment variable the templates use (`${NAME}`), in order of first use.
+    ///
+    /// ```swift
+    /// job.secretNames   // ["GITHUB_TOKEN"]
+    /// ```
+    public var secretNames: [String] {
+        var seen: Set<String> = []
+        var names: [String] = []
+        for source in sources {
+            let texts = [source.url] + source.headers.map(\.value) + (source.body.map { [$0] } ?? [])
+            for text in texts {
+                guard let template = try? JobTemplate(parsing: text) else { continue }
+                for name in template.environmentNames where seen.insert(name).inserted { names.append(name) }
+            }
+        }
+        return names
+    }
+
+    /// A redactor for the values the templates take from `environment`.
+    ///
+    /// ```swift
+    /// let redactor = job.redactor(environment: ["GITHUB_TOKEN": "ghp_abc"])
+    /// redactor.redact("Bearer ghp_abc")   // "Bearer ${GITHUB_TOKEN}"
+    /// ```
+    public func redactor(environment: [String: String]) -> Redactor {
+        Redactor(secrets: secretNames.compactMap { name in environment[name].map { (name, $0) } })
+    }
+}
+
+/// Replaces secret values with `${NAME}` in text that is about to be persisted (next-page URLs from servers,
+/// error messages), and puts them back when the text is used again.
+///
+/// A value's percent-encoded form (as it appears in a URL, when that differs from the value) becomes
+/// `${NAME:url}` so that `unredact` restores the encoded form and the URL stays valid. Empty values are never
+/// redacted.
+///
+/// ```swift
+/// let redactor = Redactor(secrets: [("API_KEY", "k/1+2")])
+/// let saved = redactor.redact("https://x.test/items?key=k%2F1%2B2&page=3")
+/// // "https://x.test/items?key=${API_KEY:url}&page=3"
+/// redactor.unredact(saved)   // "https://x.test/items?key=k%2F1%2B2&page=3"
+/// ```
+public struct Redactor: Sendable {
+    private struct Replacement: Sendable {
+        var secret: String
+        var placeholder: String
+    }
+
+    /// Longest secrets first, so a value that contains another is replaced whole.
+    private let replacements: [Replacement]
+    private let restorations: [Replacement]
+
+    /// `secrets` are `(NAME, value)` pairs.
+    public init(secrets: [(String, String)]) {
+        var replacements: [Replacement] = []
+        var restorations: [Replacement] = []
+        for (name, value) in secrets where !value.isEmpty {
+            replacements.append(Replacement(secret: value, placeholder: "${\(name)}"))
+            restorations.append(Replacement(secret: value, placeholder: "${\(name)}"))
+            let encoded = PercentEncoding.queryComponent(value)
+            guard encoded != value else { continue }
+            let placeholder = "${\(name):url}"
+            restorations.append(Replacement(secret: encoded, placeholder: placeholder))
+            var variants = [encoded, Self.lowercasingEscapes(encoded), PercentEncoding.formComponent(value)]
+            variants = variants.enumerated().filter { variants.firstIndex(of: $0.element) == $0.offset }.map(\.element)
+            for variant in variants where variant != value {
+                replacements.append(Replacement(secret: variant, placeholder: placeholder))
+            }
+        }
+        self.replacements = replacements.sorted { $0.secret.utf8.count > $1.secret.utf8.count }
+        self.restorations = restorations
+    }
+
+    /// Whether there is anything to redact.
+    public var isEmpty: Bool { replacements.isEmpty }
+
+    /// `text` with every secret value replaced by its placeholder.
+    public func redact(_ text: String) -> String {
+        var text = text
+        for replacement in replacements where text.contains(replacement.secret) {
+            text = text.replacing(replacement.secret, with: replacement.placeholder)
+        }
+        return text
+    }
+
+    /// `text` with every placeholder replaced by its secret value (the reverse of `redact`).
+    public func unredact(_ text: String) -> String {
+        guard text.contains("${") else { return text }
+        var text = text
+        for restoration in restorations where text.contains(restoration.placeholder) {
+            text = text.replacing(restoration.placeholder, with: restoration.secret)
+        }
+        return text
+    }
+
+    private static func lowercasingEscapes(_ encoded: String) -> String {
+        var out = ""
+        var remaining = 0
+        for character in encoded {
+            if character == "%" {
+                remaining = 2
+                out.append(character)
+            } else if remaining > 0 {
+                remaining -= 1
+                out += character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}

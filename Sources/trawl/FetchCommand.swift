@@ -1,0 +1,232 @@
+import ArgumentParser
+import Foundation
+import Trawl
+import TrawlEngine
+
+/// `trawl fetch`: a bulk job from a job file or from flags; items to JSONL, resumable with `--state`.
+struct Fetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Walk paginated endpoints and write every item once, as JSONL; resumable and shardable.",
+        discussion: """
+            Give a job file (JSON or YAML, see README) or one source with --url, --items and --paginate.
+            With --state DIR the job survives crashes and kill -9: the same command resumes where the last
+            checkpoint left off and the output ends identical to an uninterrupted run's.
+            Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the
+            command that retries only them) or the job could not run; 2 bad usage.
+            """)
+
+    @Argument(help: "A job file (.json, .yaml or .yml).")
+    var jobFile: String?
+
+    @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
+    var url: String?
+
+    @Option(help: "Key path of the items in each page ('' or '$' for a bare array).")
+    var items: String?
+
+    @Option(help: "link | page | offset | cursor:KEYPATH | next:KEYPATH")
+    var paginate: String?
+
+    @Option(name: .customLong("page-param"), help: "Page/offset query parameter (page: 'page', offset: 'offset').")
+    var pageParam: String?
+
+    @Option(name: .customLong("start"), help: "First page number (default 1).")
+    var start: Int?
+
+    @Option(name: .customLong("size-param"), help: "Page-size query parameter (e.g. per_page).")
+    var sizeParam: String?
+
+    @Option(name: .customLong("page-size"), help: "Page size to ask for (with --size-param), or offset's limit.")
+    var pageSize: Int?
+
+    @Option(name: .customLong("total-pages"), help: "Key path of the page count in the body.")
+    var totalPages: String?
+
+    @Option(name: .customLong("total"), help: "Key path of the item total in the body.")
+    var total: String?
+
+    @Option(name: .customLong("cursor-param"), help: "Query parameter carrying the cursor (default 'cursor').")
+    var cursorParam: String?
+
+    @Option(name: .customLong("has-more"), help: "Key path of a has-more flag (default has_more).")
+    var hasMore: String?
+
+    @Option(name: [.customShort("X"), .customLong("request")], help: "Method (default GET).")
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable; ${ENV} allowed).")
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body template.")
+    var data: String?
+
+    @Option(name: .customLong("side"), help: "A side field to record from each page (repeatable).")
+    var side: [String] = []
+
+    @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
+    var name: String = "items"
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The JSONL output file (default NAME.jsonl).")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
+    var outputDirectory: String?
+
+    @Option(help: "State directory: checkpoint and in-progress units; makes the job resumable.")
+    var state: String?
+
+    @Flag(help: "Ignore saved state and start over (the output is rewritten).")
+    var restart = false
+
+    @Flag(name: .customLong("with-meta"), help: "Wrap items: {\"source\",\"unit\",\"page\",\"item\"}.")
+    var withMeta = false
+
+    @Option(help: "Run shard I of N: 'I/N' (0-based). Also read from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID.")
+    var shard: String?
+
+    @Option(name: .customLong("shard-count"), help: "Shard count with JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).")
+    var shardCount: Int?
+
+    @Option(name: [.customShort("c"), .customLong("concurrency")], help: "Requests in flight in all (default 16).")
+    var concurrency: Int?
+
+    @Option(name: .customLong("per-host"), help: "Requests in flight per host (default 8).")
+    var perHost: Int?
+
+    @Option(help: "Requests per second per host.")
+    var rate: Double?
+
+    @Option(help: "Attempts per page, the first included (default 5).")
+    var attempts: Int?
+
+    @Option(name: .customLong("backoff-ms"), help: "First retry backoff in ms, doubling with jitter (default 250).")
+    var backoffMs: Int?
+
+    @Option(name: .customLong("max-wait"), help: "Longest rate-limit pause in seconds (default 120).")
+    var maxWait: Double?
+
+    @Option(name: .customLong("timeout"), help: "Per-request timeout in seconds (default 60).")
+    var timeout: Double?
+
+    @Option(help: "Write a JSON report here.")
+    var report: String?
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No progress display and no summary.")
+    var quiet = false
+
+    func validate() throws {
+        if jobFile == nil, url == nil { throw ValidationError("give a job file, or --url with --items and --paginate") }
+        if jobFile != nil, url != nil { throw ValidationError("give a job file or --url, not both") }
+        if url != nil, paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
+        if url != nil, items == nil { throw ValidationError("--url needs --items KEYPATH ('' for a bare array)") }
+        if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("header '\(header)' is not 'Name: value'")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var job = try loadJob(environment: environment)
+        applyOverrides(to: &job.settings)
+        let selectedShard: Shard?
+        do {
+            if let shard {
+                selectedShard = try Shard.parse(shard)
+            } else {
+                selectedShard = try Shard.fromEnvironment(environment, shardCount: shardCount)
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
+        options.restart = restart
+        options.withMeta = withMeta
+        let runner = try JobRunner(job: job, options: options, shard: selectedShard)
+        let display = JobProgressDisplay(quiet: quiet)
+        display.start { runner.progress }
+        let result: JobReport
+        do {
+            result = try await runner.run()
+        } catch {
+            display.stop(runner.progress)
+            throw CLIFailure("error: \(error)")
+        }
+        display.stop(runner.progress)
+        if let report { try JobSummary.writeReport(result, to: report) }
+        if !quiet { print(JobSummary.text(result)) }
+        if !result.failures.isEmpty || !result.complete {
+            FileHandle.standardError.write(Data(JobSummary.failureText(result, retry: retryCommand(result)).utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func loadJob(environment: [String: String]) throws -> Job {
+        if let jobFile {
+            do {
+                return try Job.load(contentsOf: jobFile, environment: environment)
+            } catch {
+                throw CLIFailure("error: \(error)")
+            }
+        }
+        var pagination = PaginationOptions()
+        pagination.param = pageParam
+        pagination.start = start
+        pagination.sizeParam = sizeParam
+        pagination.size = pageSize
+        pagination.limit = pageSize
+        pagination.totalPages = totalPages.map { JSONKeyPath($0) }
+        pagination.totalItems = total.map { JSONKeyPath($0) }
+        pagination.cursorParam = cursorParam
+        pagination.hasMore = hasMore.map { JSONKeyPath($0) }
+        let style: PaginationStyle
+        do {
+            style = try PaginationStyle.parse(paginate ?? "link", options: pagination)
+        } catch {
+            throw ValidationError("--paginate: \(error)")
+        }
+        let headerTemplates = headers.map { header -> JobHeader in
+            let parts = header.split(separator: ":", maxSplits: 1)
+            return JobHeader(name: parts[0].trimmingCharacters(in: .whitespaces),
+                             value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let source = JobSource(
+            name: name, url: url ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
+            body: data, pagination: style, items: JSONKeyPath(items ?? ""), side: side.map { JSONKeyPath($0) })
+        let job = Job(sources: [source])
+        do {
+            _ = try job.units(environment: environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        return job
+    }
+
+    private func applyOverrides(to settings: inout JobSettings) {
+        if let concurrency { settings.concurrency = max(1, concurrency) }
+        if let perHost { settings.perHost = max(1, perHost) }
+        if let rate { settings.ratePerHost = rate }
+        if let attempts { settings.attempts = max(1, attempts) }
+        if let backoffMs { settings.backoff = .milliseconds(max(0, backoffMs)) }
+        if let maxWait { settings.maxWait = .milliseconds(Int64(max(0, maxWait) * 1000)) }
+        if let timeout { settings.timeout = .milliseconds(Int64(max(0.001, timeout) * 1000)) }
+    }
+
+    private func outputTarget(_ job: Job) -> JobOutput {
+        if let outputDirectory { return .directory(outputDirectory) }
+        if let output { return .file(output) }
+        if let jobFile {
+            let base = ((jobFile as NSString).lastPathComponent as NSString).deletingPathExtension
+            return .file(base + ".jsonl")
+        }
+        return .file(name + ".jsonl")
+    }
+
+    /// The same command with the state directory the failed run left, so only what is missing is fetched.
+    private func retryCommand(_ report: JobReport) -> String {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if state == nil, let directory = report.stateDirectory { arguments += ["--state", directory] }
+        let command = (["trawl"] + arguments).map(JobSummary.shellQuoted).joined(separator: " ")
+        return command
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Trawl
+
+/// The end-of-job summary, the failure list and the JSON report, shared by `fetch` and `demo`.
+enum JobSummary {
+    static func text(_ report: JobReport) -> String {
+        let seconds = max(report.seconds, 0.001)
+        let totals = report.totals
+        var lines: [String] = []
+        let units = report.units
+        var unitLine = "units: \(units.done) done"
+        if units.skipped > 0 { unitLine += ", \(units.skipped) already done in an earlier run" }
+        if units.failed > 0 { unitLine += ", \(units.failed) FAILED" }
+        lines.append(unitLine + " (of \(units.total))")
+        lines.append(
+            "fetched: \(totals.pages) pages, \(totals.items) items, "
+                + String(format: "%.1f MB in %.2f s", Double(totals.bytes) / 1e6, seconds))
+        lines.append(
+            String(
+                format: "throughput: %.0f items/s, %.1f MB/s, %.0f requests/s",
+                Double(totals.items) / seconds, Double(totals.bytes) / 1e6 / seconds, Double(totals.requests) / seconds))
+        lines.append(
+            "retries: \(totals.retries) (failed attempts \(totals.failedAttempts)); rate-limit pauses: "
+                + "\(totals.rateLimitWaits)" + String(format: " (%.1f s", totals.rateLimitWaitSeconds)
+                + (totals.cappedWaits > 0 ? ", \(totals.cappedWaits) capped)" : ")"))
+        lines.append(
+            String(
+                format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", totals.latencyMs.p50,
+                totals.latencyMs.p90, totals.latencyMs.p99, totals.latencyMs.max))
+        for name in report.sources.keys.sorted() {
+            let stats = report.sources[name]!
+            lines.append(
+                "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "
+                    + String(format: "p50 %.1f ms", stats.latencyMs.p50))
+        }
+        for flag in report.flags.prefix(10) {
+            lines.append("incomplete? \(flag.source) [\(flag.unit)]: \(flag.message)")
+        }
+        if report.flags.count > 10 { lines.append("… and \(report.flags.count - 10) more completeness flags") }
+        for output in report.outputs {
+            lines.append("output: \(output.path) (\(output.bytes) bytes, \(output.units) units)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func failureText(_ report: JobReport, retry: String) -> String {
+        var lines = ["error: \(report.failures.count) page(s) failed after their retries:"]
+        for failure in report.failures.prefix(20) {
+            lines.append(
+                "  \(failure.source) [\(failure.unit)] \(failure.page) (page index \(failure.pageIndex), "
+                    + "\(failure.attempts) attempts): \(failure.error)")
+        }
+        if report.failures.count > 20 { lines.append("  … and \(report.failures.count - 20) more (see --report)") }
+        if let state = report.stateDirectory {
+            lines.append("units after a failed one wait in \(state) so the output keeps job order.")
+        }
+        lines.append("retry only what failed: \(retry)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func writeReport(_ report: JobReport, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func shellQuoted(_ argument: String) -> String {
+        let safe = argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
+        if safe, !argument.isEmpty { return argument }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
