@@ -63,6 +63,11 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .customLong("side"), help: "A side field to record from each page (repeatable).")
     var side: [String] = []
 
+    @Option(
+        name: .customLong("matrix"),
+        help: "A matrix axis for --url: 'org=apple,swiftlang', 'day=2024-01-01..2024-01-31 step 7d', 'n=1..9 step 2'.")
+    var matrix: [String] = []
+
     @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
     var name: String = "items"
 
@@ -190,11 +195,30 @@ struct Fetch: AsyncParsableCommand {
             return JobHeader(name: parts[0].trimmingCharacters(in: .whitespaces),
                              value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
         }
+        var axes: [MatrixAxis] = []
+        for spec in matrix {
+            guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex else {
+                throw ValidationError("--matrix '\(spec)' is not NAME=VALUES")
+            }
+            let axisName = String(spec[..<equals])
+            let values = String(spec[spec.index(after: equals)...])
+            if values.contains("..") {
+                do {
+                    axes.append(try MatrixAxis.range(axisName, values))
+                } catch {
+                    throw ValidationError("--matrix \(axisName): \(error)")
+                }
+            } else {
+                axes.append(MatrixAxis(name: axisName, values: values.split(separator: ",").map(String.init)))
+            }
+        }
         let source = JobSource(
             name: name, url: url ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
-            body: data, pagination: style, items: JSONKeyPath(items ?? ""), side: side.map { JSONKeyPath($0) })
+            body: data, pagination: style, items: JSONKeyPath(items ?? ""), side: side.map { JSONKeyPath($0) },
+            matrix: axes)
         let job = Job(sources: [source])
         do {
+            try job.validate()
             _ = try job.units(environment: environment)
         } catch {
             throw ValidationError("\(error)")
