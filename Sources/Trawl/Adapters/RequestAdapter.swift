@@ -107,8 +107,8 @@ public struct APIKeyAdapter: RequestAdapter {
             request.headers[name] = key
             request.sensitiveHeaders.insert(name.lowercased())
         case .query(let name):
-            let pair = PercentEncoding.queryComponent(name) + "=" + PercentEncoding.queryComponent(key)
-            request.url += (request.url.contains("?") ? "&" : "?") + pair
+            // Replaces an earlier value, so running the adapters again (after a refresh) adds no duplicate.
+            request = request.settingQuery(name, to: key)
         }
         context.credentialsApplied = true
     }

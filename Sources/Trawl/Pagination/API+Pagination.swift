@@ -9,8 +9,9 @@ extension API {
     ///
     /// The route's request goes through the adapter chain (credentials, static headers) and the route's
     /// `adjust` hook once; every page request is derived from it. Observers see every page request (`didReceive`
-    /// with an empty body: the items were decoded as it streamed); the retrier and stubs are not applied per
-    /// page yet. `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's
+    /// with an empty body: the items were decoded as it streamed). The API's retrier is asked about a rejected
+    /// page (for example a 401 after a token expired); when it says retry, the adapters run again over that
+    /// page's request and it is sent once more. Stubs apply to every page request as they do to `send`. `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's
     /// `pagination.serial` is set, pages are fetched one at a time whatever `serial` says.
     public func paginator<Item: Decodable & Sendable>(
         _ route: some Route, of type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
@@ -21,6 +22,33 @@ extension API {
             capture: capture, maxConcurrentPages: pagination.maxConcurrentPages(maxConcurrentPages),
             serial: pagination.serial(serial))
         paginator.observers = observers
+        if let retrier {
+            let adapters = self.adapters
+            let authentication = route.authentication
+            paginator.refresh = { request, response in
+                guard try await retrier.shouldRetry(request, response: response) else { return nil }
+                var again = request
+                var context = AdapterContext(authentication: authentication, attempt: 1)
+                for adapter in adapters { try await adapter.adapt(&again, context: &context) }
+                return again
+            }
+        }
+        let behavior = route.stubbing ?? stubbing
+        if behavior != .never {
+            let stub = route.stub
+            paginator.stub = { request in
+                guard let stub else {
+                    if behavior == .whenAvailable { return nil }
+                    throw TrawlError(
+                        code: .invalidRequest, message: "stubbing is on and the route has no stub",
+                        method: request.method.rawValue, url: request.url)
+                }
+                if let delay = stub.delay { try await Task.sleep(for: delay) }
+                if let error = stub.error { throw error }
+                return RawResponse(
+                    status: stub.status, headers: stub.headers, url: request.url, body: stub.body, isStub: true)
+            }
+        }
         return paginator
     }
 

@@ -29,6 +29,12 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
     /// Told about every page request; set by ``API``. Page responses reach `didReceive` with an empty body,
     /// since the items were decoded as the body streamed.
     var observers: [any RequestObserver] = []
+    /// Set by ``API`` when it has a retrier: given a page request and its rejected response, the request to
+    /// send instead (credentials refreshed and the adapters run again), or `nil` to fail. Used once per page.
+    var refresh: (@Sendable (Request, RawResponse) async throws -> Request?)?
+    /// Set by ``API`` when stubbing applies to the route: the stubbed response for a page request, or `nil`
+    /// for the network.
+    var stub: (@Sendable (Request) async throws -> RawResponse?)?
 
     public init(
         _ type: Item.Type = Item.self, client: Client, request: Request, items path: JSONKeyPath,
@@ -58,38 +64,100 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         return max(1, min(maxConcurrentPages, limit))
     }
 
-    /// Fetches one page, streaming and decoding its items.
+    /// Fetches one page, streaming and decoding its items; on a rejected page the API's retrier may refresh
+    /// the credentials and the page is asked for once more.
     func fetch(_ pageRequest: PageRequest, index: Int) async throws -> (page: Page<Item>, response: PageResponse) {
+        var request = pageRequest.request
+        var refreshed = false
+        while true {
+            for observer in observers { observer.willSend(request) }
+            let start = ContinuousClock.now
+            do {
+                let (items, captured, head) = try await fetchOnce(request)
+                let response = PageResponse(
+                    request: request, position: pageRequest.position, itemCount: items.count, captured: captured,
+                    head: head)
+                let page = Page(
+                    items: items, position: pageRequest.position, index: index, total: strategy.total(in: response),
+                    captured: captured, head: head)
+                if !observers.isEmpty {
+                    let raw = RawResponse(status: head.status, headers: head.headers, url: head.url, body: [])
+                    let duration = ContinuousClock.now - start
+                    for observer in observers { observer.didReceive(raw, for: request, duration: duration) }
+                }
+                return (page, response)
+            } catch {
+                if !refreshed, let refresh, let rejected = error as? TrawlError, rejected.code == .unexpectedStatus,
+                    let status = rejected.status
+                {
+                    let raw = RawResponse(
+                        status: status, headers: rejected.headers ?? [:], url: rejected.url, body: rejected.bodyExcerpt)
+                    for observer in observers { observer.didReceive(raw, for: request, duration: ContinuousClock.now - start) }
+                    do {
+                        if let again = try await refresh(request, raw) {
+                            request = again
+                            refreshed = true
+                            continue
+                        }
+                    } catch {
+                        for observer in observers { observer.didFail(error, for: request) }
+                        throw PaginationError(
+                            position: pageRequest.position, index: index, url: request.url, underlying: error)
+                    }
+                }
+                for observer in observers { observer.didFail(error, for: request) }
+                throw PaginationError(position: pageRequest.position, index: index, url: request.url, underlying: error)
+            }
+        }
+    }
+
+    /// One attempt at a page: from the stub when stubbing applies, else from the network.
+    private func fetchOnce(_ request: Request) async throws
+        -> (items: [Item], captured: [JSONKeyPath: JSONValue], head: ResponseHead)
+    {
         var paths = strategy.capturePaths
         for path in capture where !paths.contains(path) { paths.append(path) }
-        let request = pageRequest.request
-        for observer in observers { observer.willSend(request) }
-        let start = ContinuousClock.now
+        if let stub, let response = try await stub(request) {
+            return try decodeStub(response, request: request, paths: paths)
+        }
         let stream = client.items(Item.self, at: itemsPath, in: request, capture: paths, decoder: decoder)
+        var items: [Item] = []
+        for try await item in stream { items.append(item) }
+        guard let head = stream.head else {
+            throw TrawlError(
+                code: .invalidBody, message: "the page ended without a response",
+                method: request.method.rawValue, url: request.url)
+        }
+        return (items, stream.summary?.captured ?? [:], head)
+    }
+
+    /// A stubbed page goes through the same status check, extraction and decoding as a real one.
+    private func decodeStub(_ response: RawResponse, request: Request, paths: [JSONKeyPath]) throws
+        -> (items: [Item], captured: [JSONKeyPath: JSONValue], head: ResponseHead)
+    {
+        let head = ResponseHead(status: response.status, headers: response.headers, url: response.url)
+        guard head.isSuccess else {
+            throw TrawlError(
+                code: .unexpectedStatus,
+                message: "HTTP \(response.status) (stub) instead of the JSON collection at '\(itemsPath)'",
+                method: request.method.rawValue, url: request.url, status: response.status, headers: response.headers,
+                bodyExcerpt: Array(response.body.prefix(512)))
+        }
+        let extractor = try JSONExtractor(path: itemsPath, capture: paths, form: .values)
+        var items: [Item] = []
         do {
-            var items: [Item] = []
-            for try await item in stream { items.append(item) }
-            guard let head = stream.head else {
+            try extractor.feed(response.body) { items.append(try $0.decode(Item.self, using: decoder)) }
+            let summary = try extractor.finish { items.append(try $0.decode(Item.self, using: decoder)) }
+            if summary.collection == .missing {
                 throw TrawlError(
-                    code: .invalidBody, message: "the page ended without a response",
+                    code: .invalidBody, message: "the stubbed page has no value at '\(itemsPath)'",
                     method: request.method.rawValue, url: request.url)
             }
-            let captured = stream.summary?.captured ?? [:]
-            let response = PageResponse(
-                request: request, position: pageRequest.position, itemCount: items.count, captured: captured,
-                head: head)
-            let page = Page(
-                items: items, position: pageRequest.position, index: index, total: strategy.total(in: response),
-                captured: captured, head: head)
-            if !observers.isEmpty {
-                let raw = RawResponse(status: head.status, headers: head.headers, url: head.url, body: [])
-                let duration = ContinuousClock.now - start
-                for observer in observers { observer.didReceive(raw, for: request, duration: duration) }
-            }
-            return (page, response)
-        } catch {
-            for observer in observers { observer.didFail(error, for: request) }
-            throw PaginationError(position: pageRequest.position, index: index, url: request.url, underlying: error)
+            return (items, summary.captured, head)
+        } catch let error as JSONError {
+            throw TrawlError(
+                code: .invalidBody, message: "the stubbed page is not the expected JSON: \(error)",
+                method: request.method.rawValue, url: request.url, underlying: error)
         }
     }
 }
