@@ -17,8 +17,8 @@ public protocol PayloadDecoding: Sendable {
     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T
 }
 
-/// Decodes with `TrawlJSON`'s `JSONItemDecoder`, straight from parser events, reaching the key path
-/// in a streaming pass without building a tree.
+/// Decodes with `TrawlJSON`'s `JSONItemDecoder`, straight from parser events: one pass reaches the key path
+/// and decodes the value there, without building a tree or copying the value out first.
 ///
 /// ```swift
 /// var items = JSONItemDecoder()
@@ -33,7 +33,8 @@ public struct StreamingPayloadDecoder: PayloadDecoding {
     }
 
     public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
-        try decoder.decode(type, from: PayloadBytes.value(in: body, at: keyPath))
+        guard let keyPath else { return try decoder.decode(type, from: body) }
+        return try decoder.decode(type, from: body, at: keyPath)
     }
 }
 

@@ -53,6 +53,28 @@ public struct JSONItemDecoder: Sendable {
         return decoded
     }
 
+    /// Decodes the value at `path` of a JSON document held in memory, in one pass: the parser skips to the
+    /// path and the decoder reads its events, without first copying the value out.
+    ///
+    /// ```swift
+    /// let repos = try JSONItemDecoder().decode([Repo].self, from: body, at: "data.items")
+    /// ```
+    ///
+    /// - Throws: `JSONError` if the bytes are not JSON, `DecodingError.valueNotFound` when nothing is at
+    ///   `path`, `DecodingError` if the value does not fit `T`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, from json: [UInt8], at path: JSONKeyPath) throws -> T {
+        if path.components.isEmpty { return try decode(type, from: json) }
+        let extractor = try JSONExtractor(path: path, capture: [], form: .values, limits: limits, wholeValue: true)
+        var decoded: T?
+        try extractor.feed(json) { decoded = try $0.decode(type, using: self) }
+        let summary = try extractor.finish { decoded = try $0.decode(type, using: self) }
+        guard let decoded, summary.collection != .missing else {
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: [], debugDescription: "no value at key path \(path)"))
+        }
+        return decoded
+    }
+
     /// Decodes one value recorded in the event encoding.
     func decode<T: Decodable>(_ type: T.Type, events: UnsafeRawBufferPointer) throws -> T {
         guard let base = events.baseAddress, !events.isEmpty else {
