@@ -74,7 +74,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
             guard let shardCount else {
                 throw JobSpecError(
                     "JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the number of shards is not known",
-                    hint: "pass the Job's completions as the shard count, e.g. --shards 8")
+                    hint: "pass the Job's completions as the shard count, e.g. --shard-count 8")
             }
             return try Shard(index: index, count: shardCount)
         }
@@ -89,7 +89,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
             guard let count = taskCount ?? shardCount else {
                 throw JobSpecError(
                     "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not",
-                    hint: "pass the number of array tasks as the shard count, e.g. --shards 8")
+                    hint: "pass the number of array tasks as the shard count, e.g. --shard-count 8")
             }
             return try Shard(index: taskID - minimum, count: count)
         }

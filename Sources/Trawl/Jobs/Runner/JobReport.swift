@@ -134,23 +134,35 @@ final class JobMetrics: Sendable {
         }
     }
 
-    func pageFetched(source: String, host: String, items: Int, bytes: Int, latency: Duration) {
+    /// A successful response: counts the request, its bytes and latency (its items count once committed).
+    func pageFetched(source: String, host: String, bytes: Int, latency: Duration) {
         let ms = latency.seconds * 1000
         state.withLock { state in
             func update(_ scope: inout Scope) {
                 scope.stats.requests += 1
-                scope.stats.pages += 1
-                scope.stats.items += items
                 scope.stats.bytes += bytes
                 Self.record(ms, in: &scope.latencies, count: scope.stats.requests)
             }
             update(&state.totals)
             update(&state.sources[source, default: Scope()])
             update(&state.hosts[host, default: Scope()])
-            state.progress.pagesDone += 1
-            state.progress.items += items
             state.progress.bytes += bytes
             state.progress.requests += 1
+        }
+    }
+
+    /// A page written durably: counts it and its items (pages fetched but dropped after a failure don't count).
+    func pageCommitted(source: String, host: String, items: Int) {
+        state.withLock { state in
+            func update(_ stats: inout JobStats) {
+                stats.pages += 1
+                stats.items += items
+            }
+            update(&state.totals.stats)
+            update(&state.sources[source, default: Scope()].stats)
+            update(&state.hosts[host, default: Scope()].stats)
+            state.progress.pagesDone += 1
+            state.progress.items += items
         }
     }
 

@@ -270,12 +270,12 @@ struct UnitWalker: Sendable {
             state.pageTotal = rest.count + 1
             state.next = nil
             runner.metrics.planned(pages: rest.count + 1)
-            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            try await commit(page, state: state)
             try await walkPlanned(rest, state: &state, fetcher: fetcher)
         } else {
             let next = try following(firstRequest, response: response, index: 1)
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
-            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            try await commit(page, state: state)
             guard let next else { return }
             runner.metrics.openEnded(1)
             defer { runner.metrics.openEnded(-1) }
@@ -297,7 +297,7 @@ struct UnitWalker: Sendable {
             state.pages += 1
             state.items += page.itemCount
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
-            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            try await commit(page, state: state)
             current = next
         }
     }
@@ -325,8 +325,14 @@ struct UnitWalker: Sendable {
             }
             state.pages += 1
             state.items += page.itemCount
-            try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+            try await commit(page, state: state)
         }
+    }
+
+    /// Writes a page durably, then counts it.
+    private func commit(_ page: FetchedPage, state: Checkpoint.UnitState) async throws {
+        try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
+        runner.metrics.pageCommitted(source: unit.source, host: Self.host(of: page.head.url), items: page.itemCount)
     }
 
     /// The request after a page, refusing a chain that points back at the page it came from.
@@ -334,9 +340,9 @@ struct UnitWalker: Sendable {
         guard let next = unit.pagination.next(after: response) else { return nil }
         if next.position == request.position || next.request.url == request.request.url {
             throw JobRunner.PageFailed(record: PageFailureRecord(
-                source: unit.source, unit: unit.id, page: next.position.description, pageIndex: index,
+                source: unit.source, unit: unit.id, page: runner.redact(next.position.description), pageIndex: index,
                 url: runner.redact(next.request.url), attempts: 0, status: nil,
-                error: "the page after \(request.position) is the same page: a pagination loop (check the cursor or next key path)"))
+                error: runner.redact("the page after \(request.position) is the same page: a pagination loop (check the cursor or next key path)")))
         }
         return next
     }
@@ -368,7 +374,7 @@ struct UnitWalker: Sendable {
             switch result {
             case .success(let page):
                 runner.metrics.pageFetched(
-                    source: unit.source, host: host, items: page.itemCount, bytes: page.bodyBytes, latency: page.latency)
+                    source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
                 if let wait = RateLimitSignal.wait(status: page.head.status, headers: page.head.headers) {
                     runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
                 }
@@ -382,7 +388,8 @@ struct UnitWalker: Sendable {
                 runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
                 guard retry else {
                     throw JobRunner.PageFailed(record: PageFailureRecord(
-                        source: unit.source, unit: unit.id, page: pageRequest.position.description, pageIndex: index,
+                        source: unit.source, unit: unit.id, page: runner.redact(pageRequest.position.description),
+                        pageIndex: index,
                         url: runner.redact(pageRequest.request.url), attempts: attempt,
                         status: (failure.error as? TrawlError)?.status ?? failure.head?.status,
                         error: runner.redact(String(describing: failure.error))))
