@@ -232,3 +232,33 @@ final class DripSource: BodySource {
         return .data(Pattern.slice(offset: self.sent, length: 1))
     }
 }
+
+/// A prepared body sent in `pieces` roughly equal parts, each after a pause of `interval` (so the
+/// whole body takes about `pieces * interval`).
+final class SlowBufferSource: BodySource {
+    private var remaining: ByteBuffer
+    private let pieceSize: Int
+    private let interval: TimeAmount
+    private var pauseNext = true
+
+    init(body: ByteBuffer, pieces: Int, interval: TimeAmount) {
+        self.remaining = body
+        self.pieceSize = max(1, (body.readableBytes + max(1, pieces) - 1) / max(1, pieces))
+        self.interval = interval
+    }
+
+    var isComplete: Bool {
+        self.remaining.readableBytes == 0
+    }
+
+    func next(allocator: ByteBufferAllocator) -> BodyStep {
+        guard self.remaining.readableBytes > 0 else { return .end }
+        if self.pauseNext {
+            self.pauseNext = false
+            return .pause(self.interval)
+        }
+        self.pauseNext = true
+        let length = min(self.pieceSize, self.remaining.readableBytes)
+        return .data(self.remaining.readSlice(length: length) ?? ByteBuffer())
+    }
+}

@@ -35,6 +35,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private static let yieldDelay = TimeAmount.microseconds(200)
 
     private let stats: StatsBox
+    private let book: RequestBook
     private var phase = Phase.idle
     private var request: InboundRequest?
     private var requestInFlight = false
@@ -46,8 +47,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var queued = CircularBuffer<HTTPServerRequestPart>()
     private var readPending = false
 
-    init(stats: StatsBox) {
+    init(stats: StatsBox, book: RequestBook) {
         self.stats = stats
+        self.book = book
     }
 
     // MARK: - Channel events
@@ -136,7 +138,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .end:
             guard let request = self.request else { return }
             self.phase = .responding
-            let response = Router.response(for: request)
+            let response = Router.response(for: request, book: self.book)
+            self.book.record(
+                LoggedRequest(
+                    target: request.head.uri,
+                    method: request.head.method.rawValue,
+                    receivedAt: request.receivedAt,
+                    status: response.status
+                )
+            )
             if let delay = response.delay {
                 self.timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
                     self.timer = nil

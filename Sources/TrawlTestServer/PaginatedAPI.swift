@@ -2,7 +2,7 @@
 ///
 /// Common query parameters: `n` (items, default 100), `per_page` or `limit` (page size, default 10),
 /// `total=0` (leave totals out), `delay=MS` (wait before answering), `jitter=MS` (a random extra wait per page),
-/// `fail_page=K` (page K, counted from 1 in request order, answers 500); `token=T` answers 401 to any
+/// `fail_page=K` (page K, counted from 1, answers 500 every time); `token=T` answers 401 to any
 /// page without `Authorization: Bearer T`.
 ///
 /// - `page?page=P`: `{"items":[...],"page":P,"total_count":N,"total_pages":T}`
@@ -11,8 +11,36 @@
 /// - `next?page=P`: `{"results":[...],"next":"http://host/paged/next?page=P+1..."|null,"count":N}`
 /// - `link?page=P`: a bare array with GitHub-like `Link` headers (`first`, `prev`, `next`, `last`);
 ///   `relative=1` sends relative targets; `total=0` leaves `last` out.
+///
+/// Realistic items: with `tag=X` every item is
+/// `{"id":I,"name":"item-I","tag":"X","score":S,"created_at":"2024-...Z","active":B}`, the values a pure
+/// function of `(X, I)`: ``SyntheticItems/json(id:tag:)`` computes the exact bytes without a server.
+///
+/// Transient faults. The server counts the requests of every request target (the raw path and query,
+/// so each page of each listing counts on its own; per server instance; requests answered by `token`
+/// or `fail_page` are not counted). A faulty page misbehaves on its first `fault_times` requests (default 1), then answers
+/// normally. Page numbers `P` are counted from 1 (for `offset` and `cursor`: `start / size + 1`).
+/// - `fault_429=P1,P2,...`: 429 with `Retry-After: S` (`retry_after=S`, default 1; `retry_after_date=1`
+///   sends the IMF-fixdate of now + S instead) and a JSON error body.
+/// - `fault_5xx=P1,...`: 503 with a JSON error body.
+/// - `fault_reset=P1,...`: the full head (`Content-Length` of the whole body), about half the body, then a TCP RST.
+/// - `fault_trunc=P1,...`: the same, then a clean close (FIN): a truncated body.
+/// - `fault_drip=P1,...`: the correct response, its body in about ten pieces over `drip_ms` (default 500).
+/// - `rate_429=R`, `rate_5xx=R`, `rate_reset=R`, `rate_trunc=R` (R in 0...1): a page is faulty when a
+///   hash (FNV-1a) of its whole request target, mapped to `0 ..< 1`, falls in the kind's share; the rates
+///   split the interval in that order, so the kinds never overlap and the same target always gets the same
+///   answer. Page lists win over rates.
+/// - `ratelimit_page=P`: page P answers normally but with `X-RateLimit-Remaining: 0` and
+///   `X-RateLimit-Reset: <Unix seconds now + retry_after>`, or with `ratelimit_style=ietf`
+///   `RateLimit-Remaining: 0` and `RateLimit-Reset: <retry_after>` (delta seconds).
+///
+/// ```text
+/// GET /paged/page?page=2&fault_429=2&retry_after=2   -> 429, Retry-After: 2
+/// GET /paged/page?page=2&fault_429=2&retry_after=2   -> 200 (same target, second request)
+/// GET /paged/link?page=5&rate_5xx=0.05&tag=books     -> 503 for about one page in twenty, the first time
+/// ```
 enum PaginatedAPI {
-    static func response(for request: InboundRequest, style: Substring) -> Response {
+    static func response(for request: InboundRequest, style: Substring, book: RequestBook) -> Response {
         let target = request.target
         let count = max(0, target.int("n") ?? 100)
         let size = max(1, target.int("per_page") ?? target.int("limit") ?? 10)
@@ -28,11 +56,16 @@ enum PaginatedAPI {
         let ids = start < end ? Array(start..<end) : []
         let pageNumber = start / size + 1
         var response = body(style, target, ids: ids, page: pageNumber, pages: pageCount, count: count, request: request)
-        if let failing = target.int("fail_page"), failing == pageNumber {
-            response = .error(500, "page \(pageNumber) failed on purpose", [("page", String(pageNumber))])
-        }
         if let token = target.value("token"), request.head.headers["Authorization"].first != "Bearer " + token {
             response = .error(401, "bad credentials", [("page", String(pageNumber))])
+        } else if let failing = target.int("fail_page"), failing == pageNumber {
+            response = .error(500, "page \(pageNumber) failed on purpose", [("page", String(pageNumber))])
+        } else if book.nextAttempt(for: request.head.uri) <= max(0, target.int("fault_times") ?? 1) {
+            if let kind = PagedFault.Kind.chosen(page: pageNumber, target: target, rawTarget: request.head.uri) {
+                response = PagedFault.response(kind, normal: response, page: pageNumber, target: target)
+            } else if target.int("ratelimit_page") == pageNumber {
+                response = PagedFault.rateLimited(response, target: target)
+            }
         }
         let jitter = max(0, target.int("jitter") ?? 0)
         let wait = max(0, target.int("delay") ?? 0) + (jitter > 0 ? Int.random(in: 0...jitter) : 0)
@@ -45,8 +78,8 @@ enum PaginatedAPI {
         request: InboundRequest
     ) -> Response {
         let withTotal = target.value("total") != "0"
-        let items = "[" + ids.map { JSONText.object([("id", String($0)), ("name", JSONText.string("item-\($0)"))]) }
-            .joined(separator: ",") + "]"
+        let tag = target.value("tag")
+        let items = "[" + ids.map { SyntheticItems.json(id: $0, tag: tag) }.joined(separator: ",") + "]"
         let last = ids.last.map { $0 + 1 } ?? 0
         switch style {
         case "page":

@@ -10,6 +10,8 @@ struct InboundRequest {
     let target: RequestTarget
     /// Whether the body is kept (for `/echo`) or only counted.
     let keepsBody: Bool
+    /// When the head arrived.
+    let receivedAt = ContinuousClock.now
     var bodyLength = 0
     var body = ByteBuffer()
 
@@ -28,11 +30,12 @@ struct InboundRequest {
     }
 }
 
-/// Maps a complete request to a ``Response``. Pure: no I/O, no state.
+/// Maps a complete request to a ``Response``. No I/O; the only state is the server's ``RequestBook``
+/// (per-target request counts, which `/paged` faults use).
 enum Router {
     static let defaultChunkSize = 64 * 1024
 
-    static func response(for request: InboundRequest) -> Response {
+    static func response(for request: InboundRequest, book: RequestBook) -> Response {
         let target = request.target
         let segments = target.segments
         switch (segments.first ?? "", segments.count) {
@@ -56,7 +59,7 @@ enum Router {
         case ("loop-b", 1): return redirect(to: "/loop-a", target)
         case ("headers", 1): return headers(target)
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
-        case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1])
+        case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("close", 1):
             var response = Response.json(200, "{}")
             response.ending = .close

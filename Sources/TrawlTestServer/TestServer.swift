@@ -55,6 +55,8 @@ public final class TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let counters: StatsBox
+    /// Per-target request counts (for `/paged` faults) and the request log.
+    let book: RequestBook
     private let stopped = Mutex(false)
 
     private init(
@@ -62,13 +64,15 @@ public final class TestServer: Sendable {
         port: Int,
         group: MultiThreadedEventLoopGroup,
         channel: any Channel,
-        counters: StatsBox
+        counters: StatsBox,
+        book: RequestBook
     ) {
         self.host = host
         self.port = port
         self.group = group
         self.channel = channel
         self.counters = counters
+        self.book = book
     }
 
     /// Starts listening on `host` (loopback by default).
@@ -85,6 +89,7 @@ public final class TestServer: Sendable {
     public static func start(host: String = "127.0.0.1", port: Int = 0, threads: Int = 1) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let counters = StatsBox()
+        let book = RequestBook()
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -96,7 +101,7 @@ public final class TestServer: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(stats: counters))
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(stats: counters, book: book))
                     }
                 }
                 .bind(host: host, port: port)
@@ -104,7 +109,8 @@ public final class TestServer: Sendable {
             guard let boundPort = channel.localAddress?.port else {
                 throw TestServerError.noLocalAddress
             }
-            return TestServer(host: host, port: boundPort, group: group, channel: channel, counters: counters)
+            return TestServer(
+                host: host, port: boundPort, group: group, channel: channel, counters: counters, book: book)
         } catch {
             try? await group.shutdownGracefully()
             throw error

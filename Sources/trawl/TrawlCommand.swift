@@ -8,7 +8,7 @@ struct TrawlCommand: AsyncParsableCommand {
         commandName: "trawl",
         abstract: "Bulk-fetch paginated JSON APIs, stream large responses, and measure throughput.",
         subcommands: [
-            //DEMO
+            Demo.self,
             Fetch.self,
             Get.self,
             Extract.self,

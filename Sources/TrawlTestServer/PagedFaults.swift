@@ -1,0 +1,100 @@
+import NIOCore
+
+/// The transient faults of `/paged/STYLE` (see ``PaginatedAPI`` for the query parameters).
+///
+/// A page is chosen by its page number (`fault_KIND=P1,P2,...`) or by a rate (`rate_KIND=R`), and
+/// misbehaves only on its first `fault_times` requests, counted per request target by the server's
+/// ``RequestBook``, then answers normally.
+///
+/// ```swift
+/// // /paged/page?page=2&fault_429=2  -> 429 once, then 200
+/// let kind = PagedFault.Kind.chosen(page: 2, target: RequestTarget("/paged/page?page=2&fault_429=2"),
+///                                   rawTarget: "/paged/page?page=2&fault_429=2")   // .tooManyRequests
+/// ```
+enum PagedFault {
+    /// What a faulty page does.
+    enum Kind: String, CaseIterable {
+        /// 429 with `Retry-After`.
+        case tooManyRequests = "429"
+        /// 503 with a JSON error body.
+        case unavailable = "5xx"
+        /// Full `Content-Length`, about half the body, then a TCP RST.
+        case reset
+        /// Full `Content-Length`, about half the body, then a clean close (FIN).
+        case trunc
+        /// The full body in about ten pieces spread over `drip_ms`.
+        case drip
+
+        /// The kinds a rate can select, in the order they share the unit interval.
+        static let byRate: [Kind] = [.tooManyRequests, .unavailable, .reset, .trunc]
+
+        /// The fault for `page`, if any: page lists first (in declaration order), then rates. Rates
+        /// partition `0 ..< 1` in ``byRate`` order and a target's hash picks one point in it, so the
+        /// choice is deterministic and the kinds never overlap.
+        static func chosen(page: Int, target: RequestTarget, rawTarget: String) -> Kind? {
+            for kind in allCases where pages(target.value("fault_" + kind.rawValue)).contains(page) {
+                return kind
+            }
+            var threshold = 0.0
+            var point: Double?
+            for kind in byRate {
+                guard let rate = target.value("rate_" + kind.rawValue).flatMap(Double.init), rate > 0 else { continue }
+                threshold += min(rate, 1)
+                let position = point ?? StableHash.unitInterval(rawTarget)
+                point = position
+                if position < threshold { return kind }
+            }
+            return nil
+        }
+
+        private static func pages(_ list: String?) -> Set<Int> {
+            guard let list else { return [] }
+            return Set(list.split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) })
+        }
+    }
+
+    /// `normal` (the page's correct response) turned into the fault `kind`.
+    static func response(_ kind: Kind, normal: Response, page: Int, target: RequestTarget) -> Response {
+        let pageMember = ("page", String(page))
+        switch kind {
+        case .tooManyRequests:
+            let seconds = retryAfter(target)
+            let value =
+                target.flag("retry_after_date")
+                ? CivilTime.imfFixdate(epochSeconds: CivilTime.now + seconds) : String(seconds)
+            let body = JSONText.error("too many requests (transient fault)", [pageMember, ("retry_after", String(seconds))])
+            return .json(429, body, headers: [("Retry-After", value)])
+        case .unavailable:
+            return .error(503, "service unavailable (transient fault)", [pageMember])
+        case .reset, .trunc:
+            guard case .buffer(let body) = normal.body else { return normal }
+            var cut = normal
+            cut.body = .buffer(body.getSlice(at: body.readerIndex, length: body.readableBytes / 2) ?? ByteBuffer())
+            cut.ending = kind == .reset ? .reset : .close
+            cut.isFault = true
+            return cut
+        case .drip:
+            guard case .buffer(let body) = normal.body else { return normal }
+            let milliseconds = Int64(max(0, target.int("drip_ms") ?? 500))
+            var slow = normal
+            slow.body = .stream(SlowBufferSource(body: body, pieces: 10, interval: .nanoseconds(milliseconds * 100_000)))
+            return slow
+        }
+    }
+
+    /// `normal` with rate-limit headers announcing that the quota is used up (`ratelimit_page`).
+    static func rateLimited(_ normal: Response, target: RequestTarget) -> Response {
+        let seconds = retryAfter(target)
+        var response = normal
+        if target.value("ratelimit_style")?.lowercased() == "ietf" {
+            response.headers += [("RateLimit-Remaining", "0"), ("RateLimit-Reset", String(seconds))]
+        } else {
+            response.headers += [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", String(CivilTime.now + seconds))]
+        }
+        return response
+    }
+
+    private static func retryAfter(_ target: RequestTarget) -> Int {
+        max(0, target.int("retry_after") ?? 1)
+    }
+}
