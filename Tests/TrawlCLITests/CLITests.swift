@@ -30,6 +30,21 @@ private func withServer(_ body: (TestServer) async throws -> Void) async throws 
 
 @Suite("trawl command line")
 struct CLITests {
+    @Test("trawl demo runs the bulk job against the embedded API and verifies its output")
+    func demoVerifiesItsOutput() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-demo-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try await trawl(["demo", "--scale", "0.1", "-q", "-o", directory])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: ": OK").count == 4, "\(result.stdout)")
+        #expect(result.stdout.contains("units: 22 done"))
+        #expect(result.stdout.contains("items/s"))
+        #expect(result.stdout.contains("output: \(directory)/"))
+        let repos = try String(contentsOfFile: directory + "/repos.jsonl", encoding: .utf8)
+        #expect(repos.split(separator: "\n").count == 10 * 800)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/.state"))
+    }
+
     @Test func getPrintsTheBody() async throws {
         try await withServer { server in
             let result = try await trawl(["get", server.url("/headers?X-A=1")])

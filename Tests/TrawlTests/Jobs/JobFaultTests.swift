@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+@testable import Trawl
+
+/// The lines a tagged unit of `/paged/*` must produce.
+func taggedLines(_ tag: String, _ count: Int) -> String {
+    (0..<count).map { SyntheticItems.json(id: $0, tag: tag) + "\n" }.joined()
+}
+
+@Suite("Bulk jobs against injected faults: output equals ground truth", .timeLimit(.minutes(2)))
+struct JobFaultTests {
+    func settings(attempts: Int = 5, maxWait: Duration = .seconds(5)) -> JobSettings {
+        var settings = JobSettings()
+        settings.attempts = attempts
+        settings.backoff = .milliseconds(5)
+        settings.maxBackoff = .milliseconds(40)
+        settings.maxWait = maxWait
+        settings.timeout = .seconds(10)
+        return settings
+    }
+
+    func run(_ units: [WorkUnit], settings: JobSettings, in directory: String) async throws -> (JobReport, String) {
+        let output = directory + "/out.jsonl"
+        let report = try await JobRunner(
+            units: units, fingerprint: "faults", settings: settings,
+            options: JobRunOptions(output: .file(output), stateDirectory: directory + "/state")
+        ).run()
+        return (report, fileText(output))
+    }
+
+    @Test(
+        "each fault kind on chosen pages, in every walk shape, is retried and leaves no trace in the output",
+        arguments: ["fault_5xx", "fault_reset", "fault_trunc", "fault_drip", "fault_429"])
+    func faultKinds(fault: String) async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let query = "&\(fault)=2,5&drip_ms=200&retry_after=0"
+            let units = ["page", "cursor", "link", "next"].enumerated().map { ordinal, style in
+                pagedUnit(server, style, ordinal: ordinal, count: 60, query: "&tag=\(style)" + query)
+            }
+            let (report, output) = try await run(units, settings: settings(), in: directory)
+            #expect(report.failures.isEmpty, "\(report.failures)")
+            #expect(report.complete)
+            let expected = ["page", "cursor", "link", "next"].map { taggedLines($0, 60) }.joined()
+            #expect(output == expected)
+            if fault == "fault_drip" {
+                #expect(report.totals.retries == 0)
+            } else {
+                #expect(report.totals.retries == 8, "two faulty pages in each of four units")
+            }
+            if fault == "fault_429" { #expect(report.totals.rateLimitWaits == 8) }
+        }
+    }
+
+    @Test("a 5xx storm (30% of pages fail twice) still ends with every item exactly once")
+    func serverErrorStorm() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let units = (0..<6).map {
+                pagedUnit(
+                    server, ["page", "cursor", "link"][$0 % 3], ordinal: $0, count: 200,
+                    query: "&tag=u\($0)&rate_5xx=0.2&rate_reset=0.1&fault_times=2")
+            }
+            let (report, output) = try await run(units, settings: settings(attempts: 4), in: directory)
+            #expect(report.failures.isEmpty, "\(report.failures)")
+            #expect(output == (0..<6).map { taggedLines("u\($0)", 200) }.joined())
+            #expect(report.totals.retries > 20)
+            #expect(report.totals.pages == 120)
+        }
+    }
+
+    @Test("Retry-After on one page pauses every request to the host until it passes")
+    func retryAfterPausesTheHost() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let units = [
+                pagedUnit(server, "page", ordinal: 0, count: 300, query: "&tag=a&fault_429=3&retry_after=1&delay=2"),
+                pagedUnit(server, "page", ordinal: 1, count: 300, query: "&tag=b&delay=2"),
+            ]
+            let (report, output) = try await run(units, settings: settings(), in: directory)
+            #expect(output == taggedLines("a", 300) + taggedLines("b", 300))
+            #expect(report.totals.rateLimitWaits == 1)
+            #expect(report.hosts.values.first?.rateLimitWaitSeconds == 1)
+            let log = server.requestLog
+            let limited = try #require(log.first { $0.status == 429 })
+            // Requests already on their way may land just after the 429; then nothing for the second.
+            let quiet = log.filter {
+                $0.receivedAt > limited.receivedAt + .milliseconds(150)
+                    && $0.receivedAt < limited.receivedAt + .milliseconds(900)
+            }
+            #expect(quiet.isEmpty, "\(quiet.map(\.target))")
+            #expect(log.contains { $0.receivedAt >= limited.receivedAt + .milliseconds(900) })
+        }
+    }
+
+    @Test("X-RateLimit-Remaining: 0 on a successful page pauses the host until the reset", arguments: ["", "ietf"])
+    func rateLimitHeadersPause(style: String) async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let units = [
+                pagedUnit(
+                    server, "cursor", ordinal: 0, count: 100,
+                    query: "&tag=c&ratelimit_page=2&retry_after=1&ratelimit_style=\(style)")
+            ]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (report, output) = try await run(units, settings: settings(), in: directory)
+            #expect(output == taggedLines("c", 100))
+            #expect(report.totals.rateLimitWaits == 1)
+            #expect(report.totals.retries == 0)
+            #expect(clock.now - start >= .milliseconds(500))
+        }
+    }
+
+    @Test("a pause longer than the job's maximum wait is capped, and reported as capped")
+    func cappedWait() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let units = [pagedUnit(server, "page", ordinal: 0, count: 50, query: "&tag=p&fault_429=2&retry_after=3600")]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (report, output) = try await run(
+                units, settings: settings(maxWait: .milliseconds(200)), in: directory)
+            #expect(output == taggedLines("p", 50))
+            #expect(report.totals.cappedWaits == 1)
+            #expect(clock.now - start < .seconds(20))
+        }
+    }
+
+    @Test("a 4xx other than 408/429 is not retried")
+    func clientErrorsAreFinal() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var unit = pagedUnit(server, "page", ordinal: 0, count: 50)
+            unit.request.url = server.url("/status/404")
+            let (report, _) = try await run([unit], settings: settings(), in: directory)
+            let failure = try #require(report.failures.first)
+            #expect(failure.attempts == 1)
+            #expect(failure.status == 404)
+            #expect(report.totals.retries == 0)
+        }
+    }
+}
