@@ -157,4 +157,20 @@ struct JobRunnerTests {
             #expect(lines.last == #"{"source":"things","unit":"things page 0","page":1,"item":{"id":11,"name":"item-11"}}"#)
         }
     }
+
+    @Test("with-meta adds the page's side fields when the source names some")
+    func withMetaSideFields() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var options = JobRunOptions(output: .file(directory + "/out.jsonl"))
+            options.withMeta = true
+            var unit = pagedUnit(server, "page", ordinal: 0, count: 12)
+            unit.side = ["total_count", "missing.field"]
+            _ = try await JobRunner(units: [unit], fingerprint: "f", settings: settings(), options: options).run()
+            let lines = fileText(directory + "/out.jsonl").split(separator: "\n")
+            #expect(lines.count == 12)
+            #expect(lines.last == #"{"source":"things","unit":"things page 0","page":1,"item":{"id":11,"name":"item-11"},"side":{"total_count":12,"missing.field":null}}"#)
+        }
+    }
 }

@@ -19,7 +19,8 @@ public struct JobRunOptions: Sendable {
     public var stateDirectory: String?
     /// Ignore saved state and start over (the output is rewritten).
     public var restart = false
-    /// Wrap each item: `{"source":…,"unit":…,"page":N,"item":…}`.
+    /// Wrap each item: `{"source":…,"unit":…,"page":N,"item":…}`, plus `"side":{…}` with the page's side fields
+    /// when the source names some.
     public var withMeta = false
     /// Only units for which this returns true run (see `Shard`); `shardLabel` names the selection in the
     /// checkpoint so that shards don't share state by mistake.
@@ -224,9 +225,11 @@ struct UnitWalker: Sendable {
             let prefix = head
             meta = { index in prefix + Array("\(index),\"item\":".utf8) }
         }
-        return PageFetcher(
+        var fetcher = PageFetcher(
             client: runner.client, items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
             metaPrefix: meta)
+        fetcher.side = unit.side
+        return fetcher
     }
 
     var captures: [JSONKeyPath] {

@@ -22,6 +22,8 @@ struct PageFetcher: Sendable {
     let maxPageBytes: Int
     /// `{"source":…,"unit":…,"page":N,"item":` when lines carry metadata.
     let metaPrefix: (@Sendable (Int) -> [UInt8])?
+    /// Side fields written into each metadata line (`"side":{…}`), read from the page once it has ended.
+    var side: [JSONKeyPath] = []
 
     /// What is known about a failed attempt beyond the error: the response head when one arrived.
     struct Failure: Error {
@@ -47,16 +49,11 @@ struct PageFetcher: Sendable {
             let extractor = try JSONExtractor(path: items, capture: capture, form: .json)
             var lines: [UInt8] = []
             var count = 0
-            let prefix = metaPrefix?(pageIndex)
+            var ends: [Int] = []
             let limit = maxPageBytes
             let emit: (JSONElement) throws -> Void = { element in
-                if let prefix {
-                    lines.append(contentsOf: prefix)
-                    lines.append(contentsOf: element.json)
-                    lines.append(UInt8(ascii: "}"))
-                } else {
-                    lines.append(contentsOf: element.json)
-                }
+                lines.append(contentsOf: element.json)
+                if self.metaPrefix != nil { ends.append(lines.count) }
                 lines.append(UInt8(ascii: "\n"))
                 count += 1
                 if lines.count > limit {
@@ -75,6 +72,9 @@ struct PageFetcher: Sendable {
                         hint: "check the items key path against the response", method: request.method.rawValue,
                         url: response.head.url)
                 }
+                if let metaPrefix {
+                    lines = wrap(lines, ends: ends, prefix: metaPrefix(pageIndex), captured: summary.captured)
+                }
                 return FetchedPage(
                     lines: lines, itemCount: count, captured: summary.captured, head: response.head,
                     bodyBytes: extractor.byteCount, latency: ContinuousClock.now - start)
@@ -86,5 +86,31 @@ struct PageFetcher: Sendable {
         } catch {
             throw Failure(error: error, head: head)
         }
+    }
+
+    /// Wraps each item line: `PREFIX ITEM ,"side":{…} }` (the side object only when side fields were asked for).
+    private func wrap(_ lines: [UInt8], ends: [Int], prefix: [UInt8], captured: [JSONKeyPath: JSONValue]) -> [UInt8] {
+        var suffix: [UInt8] = []
+        if !side.isEmpty {
+            suffix += Array(#","side":{"#.utf8)
+            for (index, path) in side.enumerated() {
+                if index > 0 { suffix.append(UInt8(ascii: ",")) }
+                suffix += JSONValue.string(path.description).json
+                suffix.append(UInt8(ascii: ":"))
+                suffix += (captured[path] ?? .null).json
+            }
+            suffix.append(UInt8(ascii: "}"))
+        }
+        suffix += Array("}\n".utf8)
+        var wrapped: [UInt8] = []
+        wrapped.reserveCapacity(lines.count + ends.count * (prefix.count + suffix.count))
+        var start = 0
+        for end in ends {
+            wrapped += prefix
+            wrapped += lines[start..<end]
+            wrapped += suffix
+            start = end + 1
+        }
+        return wrapped
     }
 }
