@@ -53,6 +53,6 @@ struct ConnectTimeoutTests {
         let error = await expectTrawlError(.timeout) { _ = try await Client().send(request) }
         #expect(error?.message == "could not connect within the connect timeout of 0.5 seconds")
         #expect(error?.curlCode == 28)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(30))  // a hang check; the machine may be loaded
     }
 }

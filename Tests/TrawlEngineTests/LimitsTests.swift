@@ -35,7 +35,7 @@ struct LimitsTests {
             let started = ContinuousClock.now
             let error = await expectTrawlError(.timeout) { _ = try await Client().send(request) }
             // Generous bound: other suites may keep the test process's threads busy.
-            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(30))  // a hang check; the machine may be loaded
             #expect(error?.curlCode == 28)
             let expected = "the transfer did not finish within the total timeout of 0.3 seconds"
             #expect(error?.message.hasPrefix(expected) == true)
@@ -53,7 +53,7 @@ struct LimitsTests {
             }
             #expect(error?.message == "fewer than 2000 bytes/s moved for 1.0 seconds")
             #expect(error?.bodyExcerpt.count == 512)
-            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(30))  // a hang check; the machine may be loaded
         }
     }
 

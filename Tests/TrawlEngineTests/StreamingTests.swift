@@ -61,7 +61,7 @@ struct StreamingTests {
         try await withServer { server in
             let client = Client()
             let started = ContinuousClock.now
-            let task = Task { try await client.send(Request(url: server.url("/delay/20000"))) }
+            let task = Task { try await client.send(Request(url: server.url("/delay/30000"))) }
             try await Task.sleep(for: .milliseconds(100))
             task.cancel()
             let result = await task.result
@@ -70,7 +70,8 @@ struct StreamingTests {
                 return
             }
             #expect(error.code == .cancelled)
-            #expect(ContinuousClock.now - started < .seconds(10))  // generous: the test process is busy
+            // Well below the server's 30 s; generous because the test process can be very busy.
+            #expect(ContinuousClock.now - started < .seconds(25))
             #expect(await waitUntilIdle(client))
         }
     }

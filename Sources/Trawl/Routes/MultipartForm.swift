@@ -19,6 +19,7 @@ public struct MultipartForm: Sendable {
     enum Content: Sendable {
         case bytes([UInt8])
         case file(String)
+        case stream(ChunkSource, length: Int64?)
     }
 
     struct Part: Sendable {
@@ -45,13 +46,29 @@ public struct MultipartForm: Sendable {
         parts.append(Part(header: header, content: .bytes(bytes)))
     }
 
-    /// Appends a file streamed from `path`; the file name defaults to the last path component.
+    /// Appends a file streamed from `path`; the file name defaults to the last path component and the type is
+    /// guessed from its extension when not given (`application/octet-stream` when unknown).
     public mutating func appendFile(
-        name: String, path: String, filename: String? = nil, contentType: String = "application/octet-stream"
+        name: String, path: String, filename: String? = nil, contentType: String? = nil
     ) {
         let shownName = filename ?? (path.split(separator: "/").last.map(String.init) ?? path)
-        let header = header(name: name, filename: shownName, contentType: contentType)
+        let type = contentType ?? MediaTypes.guess(forFileName: shownName)
+        let header = header(name: name, filename: shownName, contentType: type)
         parts.append(Part(header: header, content: .file(path)))
+    }
+
+    /// Appends a part whose content comes from an async sequence of chunks (read while the body is sent).
+    /// Without `length` the whole body's length is unknown and it is sent chunked.
+    ///
+    /// ```swift
+    /// form.append(name: "log", stream: lines.map { Array($0.utf8) }, length: nil, filename: "app.log")
+    /// ```
+    public mutating func append<S: AsyncSequence & Sendable>(
+        name: String, stream: S, length: Int64?, filename: String? = nil, contentType: String? = nil
+    ) where S.Element == [UInt8] {
+        let type = contentType ?? filename.map { MediaTypes.guess(forFileName: $0) }
+        let header = header(name: name, filename: filename, contentType: type)
+        parts.append(Part(header: header, content: .stream(ChunkSource(stream), length: length)))
     }
 
     /// Escapes a name or file name for a quoted `Content-Disposition` parameter.
@@ -80,24 +97,27 @@ public struct MultipartForm: Sendable {
     ///
     /// - Throws: `CocoaError` when a file cannot be inspected.
     public func requestBody() throws -> RequestBody {
-        var length: Int64 = 0
+        var length: Int64? = 0
         var pieces: [Content] = []
         for part in parts {
             let opening = Array("--\(boundary)\r\n".utf8) + part.header
             pieces.append(.bytes(opening))
             pieces.append(part.content)
             pieces.append(.bytes(Array("\r\n".utf8)))
-            length += Int64(opening.count + 2)
+            length = length.map { $0 + Int64(opening.count + 2) }
             switch part.content {
-            case .bytes(let bytes): length += Int64(bytes.count)
+            case .bytes(let bytes): length = length.map { $0 + Int64(bytes.count) }
             case .file(let path):
                 let attributes = try FileManager.default.attributesOfItem(atPath: path)
-                length += (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                length = length.map { $0 + size }
+            case .stream(_, let partLength):
+                if let partLength { length = length.map { $0 + partLength } } else { length = nil }
             }
         }
         let closing = Array("--\(boundary)--\r\n".utf8)
         pieces.append(.bytes(closing))
-        length += Int64(closing.count)
+        length = length.map { $0 + Int64(closing.count) }
         return .stream(MultipartStream(pieces: pieces), length: length, contentType: contentType)
     }
 }
@@ -116,9 +136,19 @@ struct MultipartStream: AsyncSequence, Sendable {
         var pieces: [MultipartForm.Content]
         var index = 0
         var file: FileHandle?
+        var stream: ChunkSource.Iterator?
 
         mutating func next() async throws -> [UInt8]? {
             while true {
+                if let source = stream {
+                    if let chunk = try await source.next() {
+                        if chunk.isEmpty { continue }
+                        return chunk
+                    }
+                    stream = nil
+                    index += 1
+                    continue
+                }
                 if let handle = file {
                     if let data = try handle.read(upToCount: MultipartStream.chunkSize), !data.isEmpty {
                         return [UInt8](data)
@@ -138,8 +168,53 @@ struct MultipartStream: AsyncSequence, Sendable {
                         throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
                     }
                     file = handle
+                case .stream(let source, _):
+                    stream = source.makeIterator()
                 }
             }
         }
+    }
+}
+
+/// A type-erased async sequence of chunks, for streamed parts.
+struct ChunkSource: Sendable {
+    private let make: @Sendable () -> Iterator
+
+    init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == [UInt8] {
+        make = {
+            var iterator = sequence.makeAsyncIterator()
+            return Iterator { try await iterator.next() }
+        }
+    }
+
+    func makeIterator() -> Iterator { make() }
+
+    struct Iterator {
+        let nextChunk: () async throws -> [UInt8]?
+        func next() async throws -> [UInt8]? { try await nextChunk() }
+    }
+}
+
+/// Media types for common file extensions, for multipart parts without an explicit type.
+public enum MediaTypes {
+    static let byExtension: [String: String] = [
+        "txt": "text/plain", "csv": "text/csv", "html": "text/html", "htm": "text/html", "css": "text/css",
+        "md": "text/markdown", "xml": "application/xml", "json": "application/json", "jsonl": "application/jsonl",
+        "ndjson": "application/x-ndjson", "js": "text/javascript", "pdf": "application/pdf",
+        "zip": "application/zip", "gz": "application/gzip", "tar": "application/x-tar", "zst": "application/zstd",
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+        "svg": "image/svg+xml", "heic": "image/heic", "mp3": "audio/mpeg", "wav": "audio/wav", "mp4": "video/mp4",
+        "mov": "video/quicktime", "webm": "video/webm", "wasm": "application/wasm", "yaml": "application/yaml",
+        "yml": "application/yaml", "parquet": "application/vnd.apache.parquet",
+    ]
+
+    /// The media type for a file name's extension (case-insensitive), else `application/octet-stream`.
+    ///
+    /// ```swift
+    /// MediaTypes.guess(forFileName: "photo.JPG")   // "image/jpeg"
+    /// ```
+    public static func guess(forFileName name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
 }

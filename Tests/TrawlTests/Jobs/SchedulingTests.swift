@@ -77,16 +77,16 @@ struct SchedulingTests {
 
     @Test("a pause holds every request to its host, not to others, and is capped")
     func hostPause() async throws {
-        let scheduler = RequestScheduler(concurrency: 8, perHost: 8, rate: nil, maxWait: .milliseconds(300))
+        let scheduler = RequestScheduler(concurrency: 8, perHost: 8, rate: nil, maxWait: .seconds(2))
         let pause = await scheduler.pause("http://a:80", for: .seconds(10))
-        #expect(pause.imposed == .milliseconds(300))
+        #expect(pause.imposed == .seconds(2))
         #expect(pause.capped)
         let clock = ContinuousClock()
         let start = clock.now
         try await scheduler.acquire("http://b:80")
-        #expect(clock.now - start < .milliseconds(200))
+        #expect(clock.now - start < .milliseconds(1500), "another host is not paused")
         try await scheduler.acquire("http://a:80")
-        #expect(clock.now - start >= .milliseconds(290))
+        #expect(clock.now - start >= .milliseconds(1990))
     }
 
     @Test("per-host and global slots: a waiter gets in when a request finishes")
