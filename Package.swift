@@ -3,7 +3,8 @@ import PackageDescription
 
 // Layers (each depends only on those below it):
 //   trawl (CLI) -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
-// TrawlTestServer (SwiftNIO) is used by the CLI and the tests, never by the library products.
+// TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
+// library products.
 let package = Package(
     name: "Trawl",
     platforms: [.macOS(.v15)],
@@ -53,6 +54,7 @@ let package = Package(
         .target(
             name: "TrawlTestServer",
             dependencies: [
+                "TrawlEngine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -79,7 +81,7 @@ let package = Package(
             name: "TrawlTests",
             dependencies: ["Trawl", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer"]),
+        .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine"]),
         // Runs the built `trawl` binary end to end.
         .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlTestServer"]),
     ],

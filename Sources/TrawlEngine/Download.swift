@@ -15,6 +15,8 @@ public struct DownloadOptions: Sendable {
     public var resume = false
     /// Lowercase or uppercase hex; a mismatch fails the download and leaves the destination untouched.
     public var expectedSHA256: String?
+    /// Compute the file's SHA-256 even without an expected value (into `DownloadResult.sha256`).
+    public var computeSHA256 = false
     /// Called as bytes reach the file; `written` counts bytes already in the partial file too.
     public var onProgress: (@Sendable (DownloadProgress) -> Void)?
 
@@ -40,7 +42,8 @@ public struct DownloadResult: Sendable {
     public var resumedFrom: Int64
     /// True when a partial file existed but could not be continued (range ignored, resource changed).
     public var restarted: Bool
-    public var sha256: String
+    /// The file's SHA-256 (hex), when one was expected or `computeSHA256` was set.
+    public var sha256: String?
     public var head: ResponseHead
 }
 
@@ -169,15 +172,16 @@ extension Client {
         let validatorPath = destination + ".part.validator"
         let file = try DurableFile(path: partial, truncatingTo: start)
         defer { file.close() }
+        let hashing = options.expectedSHA256 != nil || options.computeSHA256
         var hash = SHA256()
-        if start > 0 { try Self.hashPrefix(of: partial, length: start, into: &hash) }
+        if hashing, start > 0 { try Self.hashPrefix(of: partial, length: start, into: &hash) }
         var written = start
         let total = total
         options.onProgress?(DownloadProgress(written: written, total: total))
         if let body {
             for try await chunk in body {
                 try file.append(chunk)
-                hash.update(chunk)
+                if hashing { hash.update(chunk) }
                 written += Int64(chunk.count)
                 options.onProgress?(DownloadProgress(written: written, total: total))
             }
@@ -188,8 +192,8 @@ extension Client {
                 hint: "download again with resume to continue from byte \(written)", method: request.method.rawValue,
                 url: head.url)
         }
-        let digest = hash.hexDigest()
-        if let expected = options.expectedSHA256, expected.lowercased() != digest {
+        let digest = hashing ? hash.hexDigest() : nil
+        if let expected = options.expectedSHA256, let digest, expected.lowercased() != digest {
             throw TrawlError(
                 code: .invalidBody, message: "the file's SHA-256 is \(digest), not \(expected.lowercased())",
                 hint: "the partial file is kept as \(partial); remove it to download again from scratch",

@@ -10,6 +10,13 @@ extension TestServer {
         GET /json/small                   a fixed ~600-byte JSON item listing
         ANY /echo                         JSON of method, path, query, headers, body (body up to 8 MB)
         ANY /upload                       counts the request body: {"bytes": N}
+        POST /multipart                   streams multipart/form-data: {"parts":[{name, filename, content_type,
+                                          size, sha256, value (fields <= 1 KiB)}], "boundary"}; malformed: 400
+        GET /download/N[?seed=S]          N seeded bytes (DownloadContent) with ETag "S-N", Last-Modified,
+                                          Range bytes=A-|A-B|-S (206/416) and If-Range (ETag or date)
+            &mode=ignore-range|changing|wrong-range   no ranges | new seed per request | 206 of another range
+            &cut=K&rate=B&delay_ms=D&chunk=C          K body bytes then RST | ~B bytes/s | D ms per write
+            &filename=F                   Content-Disposition: attachment; filename="F" (F verbatim)
         GET /status/CODE                  that status with {"status": CODE} (1xx, 204, 304: no body)
         GET /delay/MS                     waits MS ms, then {"delayed": MS}
         GET /drip?bytes=N&interval=MS     Content-Length N, one byte every MS ms

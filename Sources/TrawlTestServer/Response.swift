@@ -43,8 +43,13 @@ struct Response {
     }
 
     /// A JSON error body: `{"error": message, ...}`.
-    static func error(_ status: Int, _ message: String, _ extra: [(String, String)] = []) -> Response {
-        json(status, JSONText.error(message, extra))
+    static func error(
+        _ status: Int,
+        _ message: String,
+        _ extra: [(String, String)] = [],
+        headers: [(String, String)] = []
+    ) -> Response {
+        json(status, JSONText.error(message, extra), headers: headers)
     }
 
     /// Whether the status forbids a body (1xx, 204, 304).

@@ -14,15 +14,21 @@ struct InboundRequest {
     let receivedAt = ContinuousClock.now
     var bodyLength = 0
     var body = ByteBuffer()
+    /// For `/multipart`: the streaming parser the body is fed to.
+    var multipart: MultipartParser?
 
     init(head: HTTPRequestHead) {
         self.head = head
         self.target = RequestTarget(head.uri)
         self.keepsBody = self.target.path == "/echo"
+        if self.target.path == "/multipart", head.method == .POST {
+            self.multipart = MultipartParser(contentType: head.headers["Content-Type"].first)
+        }
     }
 
     mutating func receive(_ part: ByteBuffer) {
         self.bodyLength += part.readableBytes
+        self.multipart?.feed(part)
         if self.keepsBody, self.bodyLength <= Self.echoLimit {
             var part = part
             self.body.writeBuffer(&part)
@@ -45,6 +51,8 @@ enum Router {
         case ("json", 2) where segments[1] == "small": return .json(200, Fixtures.smallJSON)
         case ("echo", 1): return echo(request)
         case ("upload", 1): return .json(200, JSONText.object([("bytes", String(request.bodyLength))]))
+        case ("multipart", 1): return multipart(request)
+        case ("download", 2): return DownloadEndpoint.response(segments[1], request: request, book: book)
         case ("status", 2): return status(segments[1])
         case ("delay", 2): return delay(segments[1])
         case ("drip", 1): return drip(target)
@@ -119,6 +127,24 @@ enum Router {
                 ("headers", "[" + headers.joined(separator: ",") + "]"),
                 ("bodyLength", String(request.bodyLength)),
                 ("body", JSONText.string(body)),
+            ])
+        )
+    }
+
+    /// `POST /multipart`: what the streaming parser found, or 400 with what was wrong.
+    private static func multipart(_ request: InboundRequest) -> Response {
+        guard var parser = request.multipart else {
+            return .error(405, "use POST with a multipart/form-data body", [], headers: [("Allow", "POST")])
+        }
+        parser.finish()
+        if let error = parser.error {
+            return .error(400, "malformed multipart body: " + error, [("bytes", String(request.bodyLength))])
+        }
+        return .json(
+            200,
+            JSONText.object([
+                ("parts", "[" + parser.parts.map(\.json).joined(separator: ",") + "]"),
+                ("boundary", parser.boundary.map(JSONText.string) ?? "null"),
             ])
         )
     }

@@ -1,30 +1,85 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import Trawl
 import TrawlEngine
+import TrawlJSON
 import TrawlTestServer
 
-/// `trawl bench`: a closed-model load generator on the engine.
+/// `trawl bench`: a load generator on the engine, closed or open model, on URLs or paginated flows.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load-generate with the engine: requests/s, MB/s, errors by kind, latency percentiles.",
+        abstract: "Load-generate with the engine: requests/s, MB/s, items/s, errors by kind, latency percentiles.",
         discussion: """
             With no URL, starts the embedded test server on 127.0.0.1 and benchmarks its small JSON
             endpoint (client and server then share this machine's cores). -n counts requests across all
             URLs, which are used round-robin.
+
+            Closed model (default): -c workers each send their next request when the last one finished.
+            Open model (--rate R): request i is due at start + i/R whatever happened before; at most -c are
+            in flight, a request that finds every slot busy waits, and its latency is measured from its
+            intended send time, so stalls are not hidden (no coordinated omission). Late starts (more than
+            1 ms after the intended time) and the largest lateness are reported. Without -n or -d the open
+            model runs for 10 s.
+
+            Paginated flows (--items KEYPATH --paginate STYLE): each of -c workers walks the pages of the
+            URL again and again (each walk is a flow), counting the items at KEYPATH as every body streams
+            in; -n counts page requests. With no URL, the embedded server's
+            /paged/page?n=10000&per_page=100&tag=bench is walked with --paginate page --total-pages total_pages.
+
+            Latencies go into an HdrHistogram (microseconds, 3 significant digits). Requests sent during
+            --warmup are not measured; -n and -d count from its end.
             """)
 
     @Argument(help: "URLs to request, round-robin. None: the embedded test server.")
     var urls: [String] = []
 
-    @Option(name: .shortAndLong, help: "Requests in flight at once.")
+    @Option(name: .shortAndLong, help: "Requests (or flows, with --items) in flight at once.")
     var concurrency: Int = 64
 
-    @Option(name: [.customShort("n"), .customLong("requests")], help: "Total requests (default 20000).")
+    @Option(name: [.customShort("n"), .customLong("requests")], help: "Total measured requests (default 20000).")
     var requests: Int?
 
     @Option(name: [.customShort("d"), .customLong("duration")], help: "Run for this many seconds instead of -n.")
     var duration: Double?
+
+    @Option(help: "Send requests for this many seconds first, without measuring them.")
+    var warmup: Double?
+
+    @Option(help: "Open model: start this many requests per second, on schedule, whatever the responses do.")
+    var rate: Double?
+
+    @Option(name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with --body).")
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")
+    var headers: [String] = []
+
+    @Option(help: "The request body (-d is the duration here).")
+    var body: String?
+
+    @Option(help: "Paginated flows: key path of the items in each page ('' or '$' for a bare array).")
+    var items: String?
+
+    @Option(help: "Paginated flows: link | page | offset | cursor:KEYPATH | next:KEYPATH")
+    var paginate: String?
+
+    @Option(name: .customLong("page-param"), help: "Page/offset query parameter (page: 'page', offset: 'offset').")
+    var pageParam: String?
+
+    @Option(name: .customLong("size-param"), help: "Page-size query parameter (e.g. per_page).")
+    var sizeParam: String?
+
+    @Option(name: .customLong("page-size"), help: "Page size to ask for (with --size-param), or offset's limit.")
+    var pageSize: Int?
+
+    @Option(name: .customLong("total-pages"), help: "Key path of the page count in the body.")
+    var totalPages: String?
+
+    @Option(name: .customLong("total"), help: "Key path of the item total in the body.")
+    var total: String?
+
+    @Option(name: .customLong("cursor-param"), help: "Query parameter carrying the cursor (default 'cursor').")
+    var cursorParam: String?
 
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
@@ -35,11 +90,73 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Skip TLS certificate verification.")
     var insecure = false
 
+    /// The pagination options given on the command line, spelled as flags.
+    private var paginationFlags: [String] {
+        var given: [String] = []
+        if pageParam != nil { given.append("--page-param") }
+        if sizeParam != nil { given.append("--size-param") }
+        if pageSize != nil { given.append("--page-size") }
+        if totalPages != nil { given.append("--total-pages") }
+        if total != nil { given.append("--total") }
+        if cursorParam != nil { given.append("--cursor-param") }
+        return given
+    }
+
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
-        if let duration, duration <= 0 { throw ValidationError("-d must be positive") }
+        if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
+        if let warmup, !(warmup >= 0) || !warmup.isFinite {
+            throw ValidationError("--warmup must be 0 or more seconds")
+        }
+        if let rate, !(rate > 0) || !rate.isFinite {
+            throw ValidationError("--rate must be a positive number of requests per second")
+        }
+        if let duration, duration > 1e6 { throw ValidationError("-d must be at most 1000000 seconds") }
+        if let warmup, warmup > 1e6 { throw ValidationError("--warmup must be at most 1000000 seconds") }
+        if let rate, rate > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("header '\(header)' must look like 'Name: value'")
+        }
+        if items == nil {
+            if paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
+            if let flag = paginationFlags.first { throw ValidationError("\(flag) needs --items and --paginate") }
+        } else {
+            if paginate == nil, !urls.isEmpty {
+                throw ValidationError("--items needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)")
+            }
+            if rate != nil {
+                throw ValidationError("--rate applies to plain URLs, not to paginated flows (--items)")
+            }
+            if let items, (try? JSONKeyPath.validated(items)) == nil {
+                throw ValidationError("--items: '\(items)' is not a key path (write keys separated by dots)")
+            }
+            _ = try paginationStyle()
+        }
+    }
+
+    /// The pagination style of the flows; with no URL, the embedded server's defaults fill in.
+    private func paginationStyle() throws -> PaginationStyle {
+        var options = PaginationOptions()
+        options.param = pageParam
+        options.sizeParam = sizeParam
+        options.size = pageSize
+        let spec = paginate ?? "page"
+        let name = spec.split(separator: ":").first.map { $0.lowercased() } ?? spec
+        if name == "offset" {
+            options.size = nil
+            options.limit = pageSize
+        }
+        options.totalPages = (totalPages ?? (urls.isEmpty && paginate == nil ? "total_pages" : nil))
+            .map { JSONKeyPath($0) }
+        options.totalItems = total.map { JSONKeyPath($0) }
+        options.cursorParam = cursorParam
+        do {
+            return try PaginationStyle.parse(spec, options: options)
+        } catch {
+            throw ValidationError("--paginate: \(error)")
+        }
     }
 
     func run() async throws {
@@ -48,7 +165,7 @@ struct Bench: AsyncParsableCommand {
         if targets.isEmpty {
             let started = try await TestServer.start(threads: 1)
             server = started
-            targets = [started.url("/json/small")]
+            targets = [started.url(items == nil ? "/json/small" : "/paged/page?n=10000&per_page=100&tag=bench")]
         }
         var config = Client.Configuration()
         config.maxConcurrentTransfers = concurrency
@@ -56,9 +173,30 @@ struct Bench: AsyncParsableCommand {
         if insecure { config.tls = .insecureSkipVerification }
         let client = Client(configuration: config)
 
-        let limit: BenchRunner.Limit = duration.map { .duration(.milliseconds(Int64($0 * 1000))) }
-            ?? .requests(requests ?? 20_000)
-        let report = await BenchRunner(client: client, urls: targets, concurrency: concurrency, limit: limit).run()
+        let requestBody: RequestBody? = body.map { .string($0) }
+        let requestMethod = method.map { HTTPMethod(rawValue: $0) } ?? (requestBody == nil ? .get : .post)
+        let prepared = targets.map { url in
+            var request = Request(url: url, method: requestMethod, body: requestBody)
+            for header in headers {
+                let parts = header.split(separator: ":", maxSplits: 1)
+                let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+                request.headers.add(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
+            }
+            return request
+        }
+        let target: BenchRunner.Target = if let items {
+            .pages(prepared, items: JSONKeyPath(items), style: try paginationStyle())
+        } else {
+            .urls(prepared)
+        }
+
+        let defaultLimit: BenchRunner.Limit = rate == nil ? .requests(20_000) : .duration(.seconds(10))
+        let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }
+            ?? requests.map { .requests($0) } ?? defaultLimit
+        var runner = BenchRunner(client: client, urls: targets, target: target, concurrency: concurrency, limit: limit)
+        runner.warmup = .nanoseconds(Int64((warmup ?? 0) * 1e9))
+        runner.rate = rate
+        let report = await runner.run()
         try await server?.shutdown()
         if json {
             print(report.json())
@@ -66,91 +204,5 @@ struct Bench: AsyncParsableCommand {
             print(report.table(embeddedServer: server != nil))
         }
         if report.completed == 0 { throw CLIFailure("error: no request succeeded") }
-    }
-}
-
-/// Runs the load and gathers what `trawl bench` prints.
-struct BenchRunner: Sendable {
-    enum Limit: Sendable {
-        case requests(Int)
-        case duration(Duration)
-    }
-
-    let client: Client
-    let urls: [String]
-    let concurrency: Int
-    let limit: Limit
-
-    private final class Ticket: Sendable {
-        let next = Atomic<Int>(0)
-    }
-
-    struct WorkerResult: Sendable {
-        var latencies: [UInt64] = []  // nanoseconds
-        var bytes = 0
-        var errors: [String: Int] = [:]
-        var statuses: [Int: Int] = [:]
-    }
-
-    func run() async -> BenchReport {
-        let ticket = Ticket()
-        let requests = urls.map { Request(url: $0) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { start + span } else { nil }
-        let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
-        let cpuBefore = BenchReport.cpuTime()
-
-        // The workers run on the engine's loop thread: a finished transfer resumes its worker there,
-        // with no thread hand-off (the worker's own work per request is a few counters).
-        let results = await withTaskExecutorPreference(client.executor) {
-            await collectResults(ticket: ticket, requests: requests, clock: clock, deadline: deadline,
-                                 maxRequests: maxRequests)
-        }
-        let elapsed = start.duration(to: clock.now)
-        let cpu = BenchReport.cpuTime() - cpuBefore
-        return BenchReport(
-            urls: urls, concurrency: concurrency, elapsed: elapsed, latencies: results.latencies.sorted(),
-            bytes: results.bytes, errors: results.errors, statuses: results.statuses, cpuSeconds: cpu)
-    }
-
-    private func collectResults(
-        ticket: Ticket, requests: [Request], clock: ContinuousClock, deadline: ContinuousClock.Instant?,
-        maxRequests: Int
-    ) async -> WorkerResult {
-        await withTaskGroup(of: WorkerResult.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var result = WorkerResult()
-                    while true {
-                        let index = ticket.next.add(1, ordering: .relaxed).oldValue
-                        if index >= maxRequests { break }
-                        if let deadline, clock.now >= deadline { break }
-                        let began = clock.now
-                        do {
-                            let response = try await client.send(requests[index % requests.count])
-                            let elapsed = began.duration(to: clock.now)
-                            result.latencies.append(UInt64(elapsed.components.seconds) * 1_000_000_000
-                                + UInt64(elapsed.components.attoseconds / 1_000_000_000))
-                            result.bytes += response.body.count
-                            result.statuses[response.status, default: 0] += 1
-                        } catch let error as TrawlError {
-                            result.errors[error.code.description, default: 0] += 1
-                        } catch {
-                            result.errors["other", default: 0] += 1
-                        }
-                    }
-                    return result
-                }
-            }
-            var merged = WorkerResult()
-            for await part in group {
-                merged.latencies.append(contentsOf: part.latencies)
-                merged.bytes += part.bytes
-                merged.errors.merge(part.errors, uniquingKeysWith: +)
-                merged.statuses.merge(part.statuses, uniquingKeysWith: +)
-            }
-            return merged
-        }
     }
 }

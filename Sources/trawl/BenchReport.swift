@@ -1,28 +1,78 @@
 import Foundation
+import Histogram
+
+/// Latencies of one bench run: an HdrHistogram in microseconds, 3 significant digits.
+typealias BenchHistogram = Histogram<UInt64>
+
+extension Histogram where Count == UInt64 {
+    /// An empty latency histogram in microseconds, 3 significant digits. It starts small and grows to the
+    /// largest value recorded (at most an hour), so each worker's copy stays a few kilobytes on fast targets.
+    static func benchLatencies() -> Histogram<UInt64> {
+        Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+    }
+
+    /// Records a duration in microseconds (at least 1, at most the trackable maximum).
+    mutating func recordLatency(_ duration: Duration) {
+        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        record(UInt64(Swift.min(Swift.max(micros, 1), 3_600_000_000)))
+    }
+}
 
 /// What `trawl bench` measured, printed as a table or as one JSON object.
 struct BenchReport {
+    enum Mode: String {
+        case closed
+        case open
+    }
+
     let urls: [String]
     let concurrency: Int
+    let mode: Mode
+    /// The measured span (after the warm-up).
     let elapsed: Duration
-    /// Sorted, nanoseconds, one per completed request.
-    let latencies: [UInt64]
+    /// One value per completed request, in microseconds. In the open model, measured from the request's
+    /// intended send time.
+    let latencies: BenchHistogram
     let bytes: Int
     let errors: [String: Int]
     let statuses: [Int: Int]
     let cpuSeconds: Double
+    /// Items counted in the pages (paginated flows only).
+    var items: Int?
+    /// Flows (walks of the pages) finished while measuring (paginated flows only).
+    var flows: Int?
+    /// The open model's target rate, requests/s.
+    var rate: Double?
+    /// Open model: requests that started more than `lateTolerance` after their intended send time.
+    var lateStarts = 0
+    var maxLateness: Duration = .zero
+    /// Open model with -d: requests whose intended send time fell inside the run but that never started.
+    var unsent = 0
+    var warmupSeconds: Double = 0
+    /// Requests sent during the warm-up (not measured).
+    var warmupRequests = 0
 
-    var completed: Int { latencies.count }
+    /// How late a start may be before it counts as late (timer jitter).
+    static let lateTolerance: Duration = .milliseconds(1)
+
+    var completed: Int { Int(latencies.totalCount) }
     var failed: Int { errors.values.reduce(0, +) }
-    var seconds: Double { Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18 }
+    var seconds: Double { Self.seconds(elapsed) }
     var requestsPerSecond: Double { seconds > 0 ? Double(completed) / seconds : 0 }
     var megabytesPerSecond: Double { seconds > 0 ? Double(bytes) / 1e6 / seconds : 0 }
+    var itemsPerSecond: Double? { items.map { seconds > 0 ? Double($0) / seconds : 0 } }
     var cpuMicrosecondsPerRequest: Double { completed > 0 ? cpuSeconds * 1e6 / Double(completed) : 0 }
+    var maxLatenessMilliseconds: Double { Self.seconds(maxLateness) * 1000 }
 
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// The latency at percentile `p` (0...100) in milliseconds; 100 is the maximum recorded.
     func percentile(_ p: Double) -> Double {
-        guard !latencies.isEmpty else { return 0 }
-        let index = min(latencies.count - 1, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1)
-        return Double(latencies[max(0, index)]) / 1e6
+        guard latencies.totalCount > 0 else { return 0 }
+        let micros = p >= 100 ? latencies.maxRecorded : latencies.valueAtPercentile(p)
+        return Double(micros) / 1000
     }
 
     var non2xx: Int { statuses.filter { !(200..<300).contains($0.key) }.values.reduce(0, +) }
@@ -32,14 +82,35 @@ struct BenchReport {
         let errorText = errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let model = mode == .open ? ", open model at \(number(rate ?? 0, rate.map { $0 < 10 } == true ? 2 : 0)) req/s"
+            : ""
         var lines = [
-            "trawl bench: \(completed + failed) requests, \(concurrency) concurrent, \(urls.count) URL(s)"
+            "trawl bench: \(completed + failed) requests, \(concurrency) \(items != nil ? "flows" : "concurrent")"
+                + "\(model), \(urls.count) URL(s)"
                 + (embeddedServer ? " (embedded test server \(urls[0]))" : ""),
+        ]
+        if warmupSeconds > 0 {
+            lines.append("  warm-up       \(number(warmupSeconds, 1)) s, \(warmupRequests) requests not measured")
+        }
+        lines += [
             "  duration      \(number(seconds, 2)) s",
             "  requests/s    \(number(requestsPerSecond))",
             "  throughput    \(number(megabytesPerSecond, 1)) MB/s",
+        ]
+        if let items, let itemsPerSecond {
+            lines.append("  items/s       \(number(itemsPerSecond)) (\(items) items in \(flows ?? 0) complete flows)")
+        }
+        lines += [
             "  latency ms    p50 \(number(percentile(50), 2))  p90 \(number(percentile(90), 2))  "
-                + "p99 \(number(percentile(99), 2))  max \(number(percentile(100), 2))",
+                + "p99 \(number(percentile(99), 2))  p99.9 \(number(percentile(99.9), 2))  "
+                + "max \(number(percentile(100), 2))" + (mode == .open ? " (from intended send times)" : ""),
+        ]
+        if mode == .open {
+            lines.append(
+                "  late starts   \(lateStarts) (max \(number(maxLatenessMilliseconds, 2)) ms late)"
+                    + (unsent > 0 ? ", \(unsent) scheduled requests never started" : ""))
+        }
+        lines += [
             "  client CPU    \(number(cpuMicrosecondsPerRequest, 1)) µs/request"
                 + (embeddedServer ? " (includes the embedded server)" : ""),
             "  statuses      \(statusText.isEmpty ? "-" : statusText)",
@@ -53,16 +124,26 @@ struct BenchReport {
         let object: [String: Any] = [
             "urls": urls,
             "concurrency": concurrency,
+            "mode": mode.rawValue,
+            "rate": rate.map { $0 as Any } ?? NSNull(),
             "requests": completed,
             "failed": failed,
             "duration_s": seconds,
+            "warmup_s": warmupSeconds,
+            "warmup_requests": warmupRequests,
             "requests_per_s": requestsPerSecond,
             "bytes": bytes,
             "mb_per_s": megabytesPerSecond,
+            "items": items.map { $0 as Any } ?? NSNull(),
+            "items_per_s": itemsPerSecond.map { $0 as Any } ?? NSNull(),
+            "flows": flows.map { $0 as Any } ?? NSNull(),
             "latency_ms": [
                 "p50": percentile(50), "p90": percentile(90), "p99": percentile(99),
                 "p999": percentile(99.9), "max": percentile(100),
             ],
+            "late_starts": lateStarts,
+            "max_lateness_ms": maxLatenessMilliseconds,
+            "unsent": unsent,
             "cpu_us_per_request": cpuMicrosecondsPerRequest,
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,

@@ -2,172 +2,7 @@ import Foundation
 import Testing
 import TrawlTestServer
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-// End-to-end tests of `trawl fetch`: the built binary, run as a child process in a fresh directory, against an
-// in-process TestServer's `/paged/STYLE` API.
-
-// MARK: - Helpers
-
-/// The built `trawl` binary: it sits next to the test bundle.
-private func trawlBinary() throws -> URL {
-    let executable = try #require(Bundle.main.executableURL)
-    return executable.deletingLastPathComponent().appendingPathComponent("trawl")
-}
-
-/// Environment variables that change what `trawl fetch` does; never inherited from the test runner.
-private let controlledVariables = [
-    "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
-    "TRAWL_TEST_TOKEN", "TRAWL_TEST_UNSET_VAR", "FAIL_PAGE",
-]
-
-/// A fresh temporary directory, the working directory of the runs of one test.
-private struct Workspace {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-fetch-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: directory.appendingPathComponent(name))
-    }
-
-    /// The file's bytes; empty when it does not exist.
-    func data(_ name: String) -> Data { FileManager.default.contents(atPath: path(name)) ?? Data() }
-
-    func text(_ name: String) -> String { String(decoding: data(name), as: UTF8.self) }
-
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
-
-    func remove() { try? FileManager.default.removeItem(at: directory) }
-}
-
-/// A running (or finished) `trawl` child process.
-private final class TrawlProcess: @unchecked Sendable {
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
-
-    init(_ arguments: [String], in workspace: Workspace, environment: [String: String]) throws {
-        let logs = workspace.directory.appendingPathComponent(".logs")
-        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
-        let id = UUID().uuidString
-        stdoutURL = logs.appendingPathComponent("\(id).out")
-        stderrURL = logs.appendingPathComponent("\(id).err")
-        #expect(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
-        #expect(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
-        var variables = ProcessInfo.processInfo.environment
-        for name in controlledVariables { variables[name] = nil }
-        variables.merge(environment) { _, new in new }
-        process.executableURL = try trawlBinary()
-        process.arguments = arguments
-        process.currentDirectoryURL = workspace.directory
-        process.environment = variables
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
-    }
-
-    var isRunning: Bool { process.isRunning }
-
-    func kill() {
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-    }
-
-    /// Waits for the process to end (polling: Foundation's waitUntilExit can hang inside async tests).
-    @discardableResult
-    func wait(timeout: Duration = .seconds(120)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill()
-                Issue.record("trawl \(process.arguments ?? []) did not end within \(timeout)")
-                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return process.terminationStatus
-    }
-
-    var wasKilled: Bool { process.terminationReason == .uncaughtSignal }
-    var stdout: String { String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self) }
-    var stderr: String { String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self) }
-}
-
-private struct RunResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs `trawl ARGUMENTS` in `workspace` to the end.
-private func trawl(_ arguments: [String], in workspace: Workspace, environment: [String: String] = [:])
-    async throws -> RunResult
-{
-    let child = try TrawlProcess(arguments, in: workspace, environment: environment)
-    let status = try await child.wait()
-    return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
-}
-
-/// The lines of `/paged/*?n=N`, as `trawl fetch` writes them without `--with-meta`.
-private func itemLines(_ ids: Range<Int>) -> String {
-    ids.map { "{\"id\":\($0),\"name\":\"item-\($0)\"}\n" }.joined()
-}
-
-private func jsonObject(_ data: Data) throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-}
-
-private func jsonObject(_ line: Substring) throws -> [String: Any] {
-    try jsonObject(Data(line.utf8))
-}
-
-/// A JSON report written by `--report`.
-private func report(_ workspace: Workspace, _ name: String) throws -> [String: Any] {
-    try jsonObject(workspace.data(name))
-}
-
-private func int(_ object: [String: Any], _ path: String...) -> Int? {
-    var current: Any? = object
-    for key in path { current = (current as? [String: Any])?[key] }
-    return current as? Int
-}
-
-/// Every regular file under `path`, recursively.
-private func files(under path: String) -> [String] {
-    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
-    var result: [String] = []
-    while let name = enumerator.nextObject() as? String {
-        var isDirectory: ObjCBool = false
-        let full = path + "/" + name
-        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
-            result.append(full)
-        }
-    }
-    return result
-}
-
-/// Waits until `condition` holds or the process ends; returns whether the condition held.
-private func waitUntil(_ child: TrawlProcess, timeout: Duration = .seconds(60), _ condition: () -> Bool)
-    async throws -> Bool
-{
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        if !child.isRunning { return condition() }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
-}
+// End-to-end tests of `trawl fetch` against the test server's `/paged/STYLE` API (helpers in CLISupport.swift).
 
 // MARK: - Jobs
 
@@ -631,7 +466,7 @@ struct FetchCLITests {
                     paginate: {style: page, total_pages: total_pages}
                     items: items
                   - name: cursor
-                    url: "\(server.url("/paged/cursor?n=3000&limit=10&delay=2&jitter=12&key=${TRAWL_TEST_TOKEN}&token=${TRAWL_TEST_TOKEN}"))"
+                    url: "\(server.url("/paged/cursor?n=3000&limit=10&delay=5&jitter=12&key=${TRAWL_TEST_TOKEN}&token=${TRAWL_TEST_TOKEN}"))"
                     headers: {Authorization: "Bearer ${TRAWL_TEST_TOKEN}"}
                     paginate: {style: "cursor:data.-1.id", param: starting_after}
                     items: data
@@ -671,7 +506,6 @@ struct FetchCLITests {
                 return checkpoint.contains(#""kind":"url""#) && checkpoint.contains(#""kind":"cursor""#)
                     && checkpoint.contains(#""first":"#)
             }
-            try await Task.sleep(for: .milliseconds(200))
             child.kill()
             try await child.wait()
             #expect(midway)

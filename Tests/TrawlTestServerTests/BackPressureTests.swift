@@ -44,7 +44,9 @@ extension TrawlTestServerTests {
                 }
                 #expect(received == total)
                 #expect(maxLead < 32 * 1024 * 1024, "server ran \(maxLead) bytes ahead of the reader")
-                #expect(peakGrowth < 64 * 1024 * 1024, "resident memory grew by \(peakGrowth) bytes")
+                // maxLead is the precise check; resident memory is the whole test process's, which other suites
+                // running in parallel also use, so its bound is loose.
+                #expect(peakGrowth < 160 * 1024 * 1024, "resident memory grew by \(peakGrowth) bytes")
             }
         }
 

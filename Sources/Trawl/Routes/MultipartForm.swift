@@ -198,7 +198,7 @@ struct ChunkSource: Sendable {
 /// Media types for common file extensions, for multipart parts without an explicit type.
 public enum MediaTypes {
     static let byExtension: [String: String] = [
-        "txt": "text/plain", "csv": "text/csv", "html": "text/html", "htm": "text/html", "css": "text/css",
+        "txt": "text/plain", "log": "text/plain", "csv": "text/csv", "html": "text/html", "htm": "text/html", "css": "text/css",
         "md": "text/markdown", "xml": "application/xml", "json": "application/json", "jsonl": "application/jsonl",
         "ndjson": "application/x-ndjson", "js": "text/javascript", "pdf": "application/pdf",
         "zip": "application/zip", "gz": "application/gzip", "tar": "application/x-tar", "zst": "application/zstd",

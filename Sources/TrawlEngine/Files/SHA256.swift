@@ -79,40 +79,32 @@ public struct SHA256: Sendable {
     }
 
     private mutating func compress(_ block: UnsafeRawPointer) {
-        var w = (
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0)
-        )
-        withUnsafeMutableBytes(of: &w) { words in
-            let words = words.bindMemory(to: UInt32.self)
-            for t in 0..<16 { words[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self)) }
-        }
+        let w = UnsafeMutablePointer<UInt32>.allocate(capacity: 16)
+        defer { w.deallocate() }
+        for t in 0..<16 { w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self)) }
         var a = state[0], b = state[1], c = state[2], d = state[3]
         var e = state[4], f = state[5], g = state[6], h = state[7]
-        withUnsafeMutableBytes(of: &w) { raw in
-            let w = raw.bindMemory(to: UInt32.self)
-            for t in 0..<64 {
-                if t >= 16 {
-                    let w15 = w[(t - 15) & 15], w2 = w[(t - 2) & 15]
-                    let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
-                    let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
-                    w[t & 15] = w[t & 15] &+ s0 &+ w[(t - 7) & 15] &+ s1
-                }
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ s1 &+ choice &+ Self.k[t] &+ w[t & 15]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = s0 &+ majority
-                h = g
-                g = f
-                f = e
-                e = d &+ temp1
-                d = c
-                c = b
-                b = a
-                a = temp1 &+ temp2
+        for t in 0..<64 {
+            if t >= 16 {
+                let w15 = w[(t - 15) & 15], w2 = w[(t - 2) & 15]
+                let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
+                let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
+                w[t & 15] = w[t & 15] &+ s0 &+ w[(t - 7) & 15] &+ s1
             }
+            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ s1 &+ choice &+ Self.k[t] &+ w[t & 15]
+            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = s0 &+ majority
+            h = g
+            g = f
+            f = e
+            e = d &+ temp1
+            d = c
+            c = b
+            b = a
+            a = temp1 &+ temp2
         }
         state[0] &+= a
         state[1] &+= b
@@ -126,5 +118,6 @@ public struct SHA256: Sendable {
 }
 
 extension UInt32 {
+    @inline(__always)
     fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 - count)) }
 }

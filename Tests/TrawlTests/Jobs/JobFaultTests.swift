@@ -88,9 +88,10 @@ struct JobFaultTests {
             #expect(report.hosts.values.first?.rateLimitWaitSeconds == 1)
             let log = server.requestLog
             let limited = try #require(log.first { $0.status == 429 })
-            // Requests already on their way may land just after the 429; then nothing for the second.
+            // Requests already on their way may land just after the 429 (later when this process is busy);
+            // then nothing until the second has passed.
             let quiet = log.filter {
-                $0.receivedAt > limited.receivedAt + .milliseconds(150)
+                $0.receivedAt > limited.receivedAt + .milliseconds(400)
                     && $0.receivedAt < limited.receivedAt + .milliseconds(900)
             }
             #expect(quiet.isEmpty, "\(quiet.map(\.target))")
@@ -114,7 +115,9 @@ struct JobFaultTests {
             #expect(output == taggedLines("c", 100))
             #expect(report.totals.rateLimitWaits == 1)
             #expect(report.totals.retries == 0)
-            #expect(clock.now - start >= .milliseconds(500))
+            // The X- form's reset is a whole Unix second, so its pause can be anything up to a second; the IETF
+            // form's is the full second.
+            if style == "ietf" { #expect(clock.now - start >= .milliseconds(900)) }
         }
     }
 

@@ -1,0 +1,393 @@
+import Foundation
+import Synchronization
+import Trawl
+import TrawlEngine
+import TrawlJSON
+
+/// Runs the load and gathers what `trawl bench` prints.
+///
+/// Three shapes of load:
+/// - closed model on URLs (the fast path): `concurrency` workers on the engine's loop thread, each sending
+///   its next request as soon as the last one finished;
+/// - open model on URLs (`rate`): request `i` is due at `t0 + i / rate` whatever happened before; at most
+///   `concurrency` are in flight, a request that finds every slot busy waits, and its latency still counts
+///   from its intended send time (no coordinated omission);
+/// - paginated flows (`Target.pages`): `concurrency` workers each walk the pages again and again, counting
+///   the items of every page as its body streams in.
+struct BenchRunner: Sendable {
+    enum Limit: Sendable {
+        case requests(Int)
+        case duration(Duration)
+    }
+
+    enum Target: Sendable {
+        case urls([Request])
+        /// Walks of the pages of these requests (round-robin per flow), items at `items`.
+        case pages([Request], items: JSONKeyPath, style: PaginationStyle)
+    }
+
+    let client: Client
+    let urls: [String]
+    let target: Target
+    let concurrency: Int
+    let limit: Limit
+    /// Requests sent during the warm-up are not measured; the limit starts counting after it.
+    var warmup: Duration = .zero
+    /// Requests/s of the open model; `nil` for the closed model.
+    var rate: Double?
+
+    private final class Ticket: Sendable {
+        let next = Atomic<Int>(0)
+    }
+
+    struct WorkerResult: Sendable {
+        var latencies = BenchHistogram.benchLatencies()
+        var bytes = 0
+        var errors: [String: Int] = [:]
+        var statuses: [Int: Int] = [:]
+        var items = 0
+        var flows = 0
+        var lateStarts = 0
+        var maxLateness: Duration = .zero
+        var warmupRequests = 0
+        /// Set by the task that marks the end of the warm-up.
+        var cpuAtMeasurementStart: Double?
+
+        mutating func merge(_ part: WorkerResult) {
+            latencies.add(part.latencies)
+            bytes += part.bytes
+            errors.merge(part.errors, uniquingKeysWith: +)
+            statuses.merge(part.statuses, uniquingKeysWith: +)
+            items += part.items
+            flows += part.flows
+            lateStarts += part.lateStarts
+            maxLateness = max(maxLateness, part.maxLateness)
+            warmupRequests += part.warmupRequests
+            if let cpu = part.cpuAtMeasurementStart { cpuAtMeasurementStart = cpu }
+        }
+
+        mutating func count(_ error: any Error) {
+            errors[BenchRunner.errorKind(error), default: 0] += 1
+        }
+    }
+
+    static func errorKind(_ error: any Error) -> String {
+        switch error {
+        case let error as TrawlError: error.code.description
+        case is JSONError: TrawlError.Code.invalidBody.description
+        default: "other"
+        }
+    }
+
+    func run() async -> BenchReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let measureFrom = start + warmup
+        let cpuBefore = BenchReport.cpuTime()
+        var results: WorkerResult
+        var unsent = 0
+        switch target {
+        case .urls(let requests):
+            if let rate {
+                let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit)
+                // Open-model workers also run on the loop thread; they sleep until each request is due.
+                results = await withTaskExecutorPreference(client.executor) {
+                    await openModel(requests: requests, schedule: schedule, clock: clock)
+                }
+                if case .duration = limit {
+                    let started = results.latencies.totalCount + UInt64(results.errors.values.reduce(0, +))
+                    unsent = max(0, schedule.endTicket - schedule.warmupTickets - Int(started))
+                }
+            } else {
+                // The workers run on the engine's loop thread: a finished transfer resumes its worker there,
+                // with no thread hand-off (the worker's own work per request is a few counters).
+                results = await withTaskExecutorPreference(client.executor) {
+                    await closedModel(requests: requests, clock: clock, measureFrom: measureFrom)
+                }
+            }
+        case .pages(let requests, let items, let style):
+            results = await flows(requests: requests, items: items, style: style, clock: clock, measureFrom: measureFrom)
+        }
+        let end = clock.now
+        let cpu = BenchReport.cpuTime() - (results.cpuAtMeasurementStart ?? cpuBefore)
+        var report = BenchReport(
+            urls: urls, concurrency: concurrency, mode: rate == nil ? .closed : .open,
+            elapsed: end < measureFrom ? .zero : measureFrom.duration(to: end), latencies: results.latencies,
+            bytes: results.bytes, errors: results.errors, statuses: results.statuses, cpuSeconds: cpu)
+        if case .pages = target {
+            report.items = results.items
+            report.flows = results.flows
+        }
+        report.rate = rate
+        report.lateStarts = results.lateStarts
+        report.maxLateness = results.maxLateness
+        report.unsent = unsent
+        report.warmupSeconds = BenchReport.seconds(warmup)
+        report.warmupRequests = results.warmupRequests
+        return report
+    }
+
+    /// Adds a task that records the process CPU time when the warm-up ends (none without a warm-up).
+    private func markMeasurementStart(
+        in group: inout TaskGroup<WorkerResult>, clock: ContinuousClock, at instant: ContinuousClock.Instant
+    ) {
+        guard warmup > .zero else { return }
+        group.addTask {
+            try? await clock.sleep(until: instant, tolerance: nil)
+            var result = WorkerResult()
+            result.cpuAtMeasurementStart = BenchReport.cpuTime()
+            return result
+        }
+    }
+
+    // MARK: Closed model on URLs
+
+    private func closedModel(requests: [Request], clock: ContinuousClock, measureFrom: ContinuousClock.Instant)
+        async -> WorkerResult
+    {
+        let ticket = Ticket()
+        let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { measureFrom + span } else { nil }
+        let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
+        let warming = warmup > .zero
+        return await withTaskGroup(of: WorkerResult.self) { group in
+            markMeasurementStart(in: &group, clock: clock, at: measureFrom)
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var result = WorkerResult()
+                    var warmingUp = warming
+                    var warmupIndex = worker
+                    while true {
+                        let index: Int
+                        if warmingUp, clock.now < measureFrom {
+                            index = warmupIndex
+                            warmupIndex += concurrency
+                        } else {
+                            warmingUp = false
+                            index = ticket.next.add(1, ordering: .relaxed).oldValue
+                            if index >= maxRequests { break }
+                            if let deadline, clock.now >= deadline { break }
+                        }
+                        let began = clock.now
+                        do {
+                            let response = try await client.send(requests[index % requests.count])
+                            if warmingUp {
+                                result.warmupRequests += 1
+                                continue
+                            }
+                            result.latencies.recordLatency(began.duration(to: clock.now))
+                            result.bytes += response.body.count
+                            result.statuses[response.status, default: 0] += 1
+                        } catch {
+                            if warmingUp {
+                                result.warmupRequests += 1
+                                continue
+                            }
+                            result.count(error)
+                        }
+                    }
+                    return result
+                }
+            }
+            var merged = WorkerResult()
+            for await part in group { merged.merge(part) }
+            return merged
+        }
+    }
+
+    // MARK: Open model on URLs
+
+    /// When each request is due: ticket `i` at `start + i / rate`. Tickets before `warmupTickets` are the
+    /// warm-up; `endTicket` is the first ticket not to send.
+    struct Schedule: Sendable {
+        let start: ContinuousClock.Instant
+        let rate: Double
+        let warmupTickets: Int
+        let endTicket: Int
+        /// With -d: nothing starts at or after this instant.
+        let deadline: ContinuousClock.Instant?
+
+        init(start: ContinuousClock.Instant, rate: Double, warmup: Duration, limit: Limit) {
+            self.start = start
+            self.rate = rate
+            let warmupTickets = Self.tickets(before: warmup, rate: rate)
+            self.warmupTickets = warmupTickets
+            switch limit {
+            case .requests(let count):
+                endTicket = count > Int.max - warmupTickets ? Int.max : warmupTickets + count
+                deadline = nil
+            case .duration(let span):
+                endTicket = Self.tickets(before: warmup + span, rate: rate)
+                deadline = start + warmup + span
+            }
+        }
+
+        func offset(_ ticket: Int) -> Duration {
+            .nanoseconds(Int64((Double(ticket) * 1e9 / rate).rounded()))
+        }
+
+        func due(_ ticket: Int) -> ContinuousClock.Instant { start + offset(ticket) }
+
+        /// How many tickets are due strictly before `span` after the start.
+        static func tickets(before span: Duration, rate: Double) -> Int {
+            let seconds = BenchReport.seconds(span)
+            var count = max(0, Int((seconds * rate).rounded(.up)))
+            func offset(_ ticket: Int) -> Duration { .nanoseconds(Int64((Double(ticket) * 1e9 / rate).rounded())) }
+            while count > 0, offset(count - 1) >= span { count -= 1 }
+            while offset(count) < span { count += 1 }
+            return count
+        }
+    }
+
+    private func openModel(requests: [Request], schedule: Schedule, clock: ContinuousClock) async -> WorkerResult {
+        let ticket = Ticket()
+        return await withTaskGroup(of: WorkerResult.self) { group in
+            markMeasurementStart(in: &group, clock: clock, at: schedule.due(schedule.warmupTickets))
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var result = WorkerResult()
+                    while true {
+                        // Tickets go out in order, so a worker that frees up takes the most overdue request.
+                        let index = ticket.next.add(1, ordering: .relaxed).oldValue
+                        if index >= schedule.endTicket { break }
+                        let due = schedule.due(index)
+                        if clock.now < due {
+                            try? await clock.sleep(until: due, tolerance: nil)
+                        }
+                        let began = clock.now
+                        // Past the end of -d, only a request that is (about) on time still goes out: the
+                        // backlog of late ones is reported as never started.
+                        if let deadline = schedule.deadline, began >= deadline,
+                            due.duration(to: began) > BenchReport.lateTolerance
+                        {
+                            break
+                        }
+                        let measured = index >= schedule.warmupTickets
+                        do {
+                            let response = try await client.send(requests[index % requests.count])
+                            guard measured else {
+                                result.warmupRequests += 1
+                                continue
+                            }
+                            result.latencies.recordLatency(due.duration(to: clock.now))
+                            result.bytes += response.body.count
+                            result.statuses[response.status, default: 0] += 1
+                        } catch {
+                            guard measured else {
+                                result.warmupRequests += 1
+                                continue
+                            }
+                            result.count(error)
+                        }
+                        let lateness = due.duration(to: began)
+                        if lateness > BenchReport.lateTolerance { result.lateStarts += 1 }
+                        result.maxLateness = max(result.maxLateness, lateness)
+                    }
+                    return result
+                }
+            }
+            var merged = WorkerResult()
+            for await part in group { merged.merge(part) }
+            return merged
+        }
+    }
+
+    // MARK: Paginated flows
+
+    private func flows(
+        requests: [Request], items: JSONKeyPath, style: PaginationStyle, clock: ContinuousClock,
+        measureFrom: ContinuousClock.Instant
+    ) async -> WorkerResult {
+        let ticket = Ticket()
+        let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { measureFrom + span } else { nil }
+        let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
+        let capture = style.capturePaths
+        return await withTaskGroup(of: WorkerResult.self) { group in
+            markMeasurementStart(in: &group, clock: clock, at: measureFrom)
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var result = WorkerResult()
+                    var flowNumber = worker
+                    flows: while true {
+                        var pageRequest: PageRequest? = style.first(requests[flowNumber % requests.count])
+                        flowNumber += concurrency
+                        var flowMeasured = true
+                        while let current = pageRequest {
+                            pageRequest = nil
+                            let measured = clock.now >= measureFrom
+                            if measured {
+                                let index = ticket.next.add(1, ordering: .relaxed).oldValue
+                                if index >= maxRequests { break flows }
+                                if let deadline, clock.now >= deadline { break flows }
+                            } else {
+                                flowMeasured = false
+                            }
+                            let began = clock.now
+                            do {
+                                let page = try await fetchPage(current, items: items, capture: capture)
+                                if !measured {
+                                    result.warmupRequests += 1
+                                } else {
+                                    result.latencies.recordLatency(began.duration(to: clock.now))
+                                    result.bytes += page.bytes
+                                    result.statuses[page.response.head.status, default: 0] += 1
+                                    result.items += page.response.itemCount
+                                }
+                                guard page.response.head.isSuccess else { break }
+                                let next = style.next(after: page.response)
+                                if let next, next.request.url == current.request.url {
+                                    if measured { result.errors["pagination_loop", default: 0] += 1 }
+                                    break
+                                }
+                                pageRequest = next
+                                if next == nil, measured, flowMeasured { result.flows += 1 }
+                            } catch {
+                                if measured { result.count(error) } else { result.warmupRequests += 1 }
+                            }
+                        }
+                    }
+                    return result
+                }
+            }
+            var merged = WorkerResult()
+            for await part in group { merged.merge(part) }
+            return merged
+        }
+    }
+
+    struct FetchedPage {
+        var response: PageResponse
+        var bytes: Int
+    }
+
+    /// One page: its items counted as the body streams in (no tree is built). A non-2xx page's body is read
+    /// and dropped.
+    private func fetchPage(_ page: PageRequest, items: JSONKeyPath, capture: [JSONKeyPath]) async throws
+        -> FetchedPage
+    {
+        let response = try await client.stream(page.request)
+        var bytes = 0
+        guard response.head.isSuccess else {
+            for try await chunk in response.body { bytes += chunk.count }
+            return FetchedPage(
+                response: PageResponse(
+                    request: page.request, position: page.position, itemCount: 0, captured: [:], head: response.head),
+                bytes: bytes)
+        }
+        let extractor = try JSONExtractor(path: items, capture: capture, form: .countOnly)
+        for try await chunk in response.body {
+            bytes += chunk.count
+            try extractor.feed(chunk)
+        }
+        let summary = try extractor.finish()
+        if summary.collection == .missing {
+            throw TrawlError(
+                code: .invalidBody, message: "the body has no value at '\(items)'", method: page.request.method.rawValue,
+                url: page.request.url)
+        }
+        return FetchedPage(
+            response: PageResponse(
+                request: page.request, position: page.position, itemCount: summary.elementCount,
+                captured: summary.captured, head: response.head),
+            bytes: bytes)
+    }
+}
