@@ -79,7 +79,7 @@ enum PaginatedAPI {
     ) -> Response {
         let withTotal = target.value("total") != "0"
         let tag = target.value("tag")
-        let items = "[" + ids.map { SyntheticItems.json(id: $0, tag: tag) }.joined(separator: ",") + "]"
+        let items = SyntheticItems.page(ids, tag: tag)
         let last = ids.last.map { $0 + 1 } ?? 0
         switch style {
         case "page":

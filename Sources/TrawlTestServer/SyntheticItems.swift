@@ -33,22 +33,64 @@ public enum SyntheticItems {
     ///   - id: the item's id (its index in the list, from `0`).
     ///   - tag: the `tag` query parameter (percent-decoded), or `nil` for the plain two-member item.
     public static func json(id: Int, tag: String?) -> String {
-        var members = [("id", String(id)), ("name", JSONText.string("item-\(id)"))]
+        var out = ""
+        append(id: id, tag: tag.map(Tag.init), to: &out)
+        return out
+    }
+
+    /// A tag prepared once per page: its JSON text and the FNV-1a state after its bytes and the separator.
+    struct Tag {
+        let escaped: String
+        let hashPrefix: UInt64
+
+        init(_ tag: String) {
+            escaped = JSONText.string(tag)
+            hashPrefix = StableHash.fnv1a(tag + "\u{0}")
+        }
+    }
+
+    /// The page `[item,item,…]` for `ids`, built in one string.
+    static func page(_ ids: [Int], tag: String?) -> String {
+        let prepared = tag.map(Tag.init)
+        var out = "["
+        out.reserveCapacity(ids.count * (prepared == nil ? 32 : 140) + 2)
+        for (index, id) in ids.enumerated() {
+            if index > 0 { out += "," }
+            append(id: id, tag: prepared, to: &out)
+        }
+        out += "]"
+        return out
+    }
+
+    /// Appends item `id` (the same bytes as `JSONText.object` of its members would give).
+    static func append(id: Int, tag: Tag?, to out: inout String) {
+        let number = String(id)
+        out += "{\"id\":"
+        out += number
+        out += ",\"name\":\"item-"
+        out += number
+        out += "\""
         if let tag {
-            let hash = StableHash.mix(StableHash.fnv1a(tag + "\u{0}" + String(id)))
+            var fnv = tag.hashPrefix
+            for byte in number.utf8 {
+                fnv ^= UInt64(byte)
+                fnv = fnv &* 0x0000_0100_0000_01b3
+            }
+            let hash = StableHash.mix(fnv)
             let cents = Int(hash % 10_000)
             let fraction = cents % 100
-            let score = String(cents / 100) + "." + (fraction < 10 ? "0" : "") + String(fraction)
             let secondOfYear = Int((hash >> 16) % UInt64(366 * 86_400))
-            let active = (hash >> 63) == 1
-            members += [
-                ("tag", JSONText.string(tag)),
-                ("score", score),
-                ("created_at", JSONText.string(CivilTime.iso8601(epochSeconds: CivilTime.epoch2024 + secondOfYear))),
-                ("active", active ? "true" : "false"),
-            ]
+            out += ",\"tag\":"
+            out += tag.escaped
+            out += ",\"score\":"
+            out += String(cents / 100)
+            out += fraction < 10 ? ".0" : "."
+            out += String(fraction)
+            out += ",\"created_at\":\""
+            out += CivilTime.iso8601(epochSeconds: CivilTime.epoch2024 + secondOfYear)
+            out += (hash >> 63) == 1 ? "\",\"active\":true" : "\",\"active\":false"
         }
-        return JSONText.object(members)
+        out += "}"
     }
 }
 
