@@ -10,23 +10,23 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load-generate with the engine: requests/s, MB/s, items/s, errors by kind, latency percentiles.",
         discussion: """
-            With no URL, starts the embedded test server on 127.0.0.1 and benchmarks its small JSON
-            endpoint (client and server then share this machine's cores). -n counts requests across all
+            With no URL, starts the embedded test server on 127.0.0.1 and benchmarks its small JSON \
+            endpoint (client and server then share this machine's cores). -n counts requests across all \
             URLs, which are used round-robin.
 
-            Closed model (default): -c workers each send their next request when the last one finished.
-            Open model (--rate R): request i is due at start + i/R whatever happened before; at most -c are
-            in flight, a request that finds every slot busy waits, and its latency is measured from its
-            intended send time, so stalls are not hidden (no coordinated omission). Late starts (more than
-            1 ms after the intended time) and the largest lateness are reported. Without -n or -d the open
+            Closed model (default): -c workers each send their next request when the last one finished. \
+            Open model (--rate R): request i is due at start + i/R whatever happened before; at most -c are \
+            in flight, a request that finds every slot busy waits, and its latency is measured from its \
+            intended send time, so stalls are not hidden (no coordinated omission). Late starts (more than \
+            1 ms after the intended time) and the largest lateness are reported. Without -n or -d the open \
             model runs for 10 s.
 
-            Paginated flows (--items KEYPATH --paginate STYLE): each of -c workers walks the pages of the
-            URL again and again (each walk is a flow), counting the items at KEYPATH as every body streams
-            in; -n counts page requests. With no URL, the embedded server's
+            Paginated flows (--items KEYPATH --paginate STYLE): each of -c workers walks the pages of the \
+            URL again and again (each walk is a flow), counting the items at KEYPATH as every body streams \
+            in; -n counts page requests. With no URL, the embedded server's \
             /paged/page?n=10000&per_page=100&tag=bench is walked with --paginate page --total-pages total_pages.
 
-            Latencies go into an HdrHistogram (microseconds, 3 significant digits). Requests sent during
+            Latencies go into an HdrHistogram (microseconds, 3 significant digits). Requests sent during \
             --warmup are not measured; -n and -d count from its end.
             """)
 

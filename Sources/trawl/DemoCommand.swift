@@ -10,9 +10,9 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a bulk job against the embedded loopback API (with injected faults) and verify the output.",
         discussion: """
-            Starts the test server on 127.0.0.1 with three sources: repositories paginated by Link headers,
-            events by page number with a total, charges by cursor (about 2,000 pages of 100 items). Some
-            pages answer 429 with Retry-After, 503, or cut their body short; the job retries them. The JSONL
+            Starts the test server on 127.0.0.1 with three sources: repositories paginated by Link headers, \
+            events by page number with a total, charges by cursor (about 2,000 pages of 100 items). Some \
+            pages answer 429 with Retry-After, 503, or cut their body short; the job retries them. The JSONL \
             output is then checked against the items the server generates: count, checksum, no duplicates.
             """)
 

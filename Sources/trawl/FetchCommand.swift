@@ -8,10 +8,10 @@ struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Walk paginated endpoints and write every item once, as JSONL; resumable and shardable.",
         discussion: """
-            Give a job file (JSON or YAML, see README) or one source with --url, --items and --paginate.
-            With --state DIR the job survives crashes and kill -9: the same command resumes where the last
-            checkpoint left off and the output ends identical to an uninterrupted run's.
-            Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the
+            Give a job file (JSON or YAML, see README) or one source with --url, --items and --paginate. \
+            With --state DIR the job survives crashes and kill -9: the same command resumes where the last \
+            checkpoint left off and the output ends identical to an uninterrupted run's. \
+            Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the \
             command that retries only them) or the job could not run; 2 bad usage.
             """)
 

@@ -9,7 +9,7 @@ struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send one request; the body goes to stdout (or -o FILE), errors to stderr.",
         discussion: """
-            Redirects are followed (up to 10), with credentials stripped when the host changes.
+            Redirects are followed (up to 10), with credentials stripped when the host changes. \
             Exit status: 0 on a 2xx/3xx response, 1 when the request failed or the status is 4xx/5xx.
             """)
 
