@@ -133,7 +133,7 @@ struct JobFaultTests {
                 units, settings: settings(maxWait: .milliseconds(200)), in: directory)
             #expect(output == taggedLines("p", 50))
             #expect(report.totals.cappedWaits == 1)
-            #expect(clock.now - start < .seconds(20))
+            #expect(clock.now - start < .seconds(120), "far less than the hour asked for")
         }
     }
 
