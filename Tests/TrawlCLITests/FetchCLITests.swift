@@ -124,10 +124,11 @@ struct FetchCLITests {
                 #expect(workspace.data("out.jsonl") == ref, "plan \(plan): the resumed output differs")
                 #expect(final.stderr.isEmpty)
 
-                // Pages committed before a kill are not fetched again: at most what was in flight (8 per host)
-                // or fetched and waiting for its turn to be committed is lost per kill.
+                // Pages committed before a kill are not fetched again: what is lost per kill is at most what was
+                // in flight (8 per host) and, per unit, the pages fetched but not yet durable (up to 8 waiting for
+                // the writer, 8 more for their turn in a planned unit) — about 60 for this 4-unit job.
                 let allRequests = server.stats.requestsServed
-                let lostBound = 40 * plan.count
+                let lostBound = 80 * plan.count
                 #expect(allRequests <= referenceRequests + lostBound, "plan \(plan): \(allRequests) requests in all")
                 let finalReport = try report(workspace, "final.json")
                 let finalPages = try #require(int(finalReport, "totals", "pages"))

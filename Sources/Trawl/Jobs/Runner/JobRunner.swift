@@ -28,8 +28,8 @@ public struct JobRunOptions: Sendable {
     public var shardLabel = "all"
     /// Environment for `${NAME}` references.
     public var environment: [String: String]
-    /// Pages of one unit fetched at once when its page count is known.
-    public var pagesInFlightPerUnit = 4
+    /// Pages of one unit fetched at once when its page count is known; by default the job's per-host limit.
+    public var pagesInFlightPerUnit: Int?
     /// Largest JSONL a single page may produce.
     public var maxPageBytes = 64 << 20
     /// The client; by default one sized by the job's settings.
@@ -96,6 +96,9 @@ public final class JobRunner: Sendable {
             maxWait: settings.maxWait)
         policy = RetryPolicy(attempts: settings.attempts, backoff: settings.backoff, maxBackoff: settings.maxBackoff)
     }
+
+    /// Pages of one unit fetched at once when its page count is known.
+    var pagesInFlightPerUnit: Int { max(1, options.pagesInFlightPerUnit ?? settings.perHost) }
 
     /// Counters for a progress display; cheap to read often.
     public var progress: JobProgress { metrics.progress }
@@ -206,6 +209,32 @@ public final class JobRunner: Sendable {
     }
 }
 
+/// A unit's pages handed to the writer but not yet durable: the walk goes on fetching while they are written (so
+/// they share `fsync`s), with at most `limit` outstanding; each is counted once durable. Used by one unit's task.
+final class CommitPipeline {
+    let walker: UnitWalker
+    let limit = 8
+    private var pending: [(commit: PendingCommit, items: Int, host: String)] = []
+
+    init(walker: UnitWalker) { self.walker = walker }
+
+    func submit(_ page: FetchedPage, state: Checkpoint.UnitState) async throws {
+        let commit = walker.store.submitPage(ordinal: walker.unit.ordinal, lines: page.lines, state: state)
+        pending.append((commit, page.itemCount, UnitWalker.host(of: page.head.url)))
+        if pending.count > limit { try await drainOne() }
+    }
+
+    func drain() async throws {
+        while !pending.isEmpty { try await drainOne() }
+    }
+
+    private func drainOne() async throws {
+        let first = pending.removeFirst()
+        try await first.commit.wait()
+        walker.runner.metrics.pageCommitted(source: walker.unit.source, host: first.host, items: first.items)
+    }
+}
+
 /// The page walk of one unit: first page, then a serial chain or a planned set of pages.
 struct UnitWalker: Sendable {
     let runner: JobRunner
@@ -238,14 +267,26 @@ struct UnitWalker: Sendable {
         return paths
     }
 
+    /// Walks the unit's remaining pages; every page is durable when it returns (or throws).
     func walk(_ state: inout Checkpoint.UnitState) async throws {
+        let commits = CommitPipeline(walker: self)
+        do {
+            try await walkPages(&state, commits: commits)
+        } catch {
+            try await commits.drain()
+            throw error
+        }
+        try await commits.drain()
+    }
+
+    private func walkPages(_ state: inout Checkpoint.UnitState, commits: CommitPipeline) async throws {
         let strategy = unit.pagination
         let fetcher = self.fetcher
         if let first = state.first {
             let response = try stored { try first.pageResponse(base: unit.request, unredact: runner.unredact) }
             let rest = strategy.remaining(after: response) ?? []
             runner.metrics.planned(pages: rest.count + 1 - state.pages)
-            try await walkPlanned(rest, state: &state, fetcher: fetcher)
+            try await walkPlanned(rest, state: &state, fetcher: fetcher, commits: commits)
             return
         }
         if state.pages > 0 {
@@ -253,7 +294,7 @@ struct UnitWalker: Sendable {
             let next = try self.stored { try stored.pageRequest(base: unit.request, unredact: runner.unredact) }
             runner.metrics.openEnded(1)
             defer { runner.metrics.openEnded(-1) }
-            try await walkSerial(from: next, state: &state, fetcher: fetcher)
+            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits)
             return
         }
         let firstRequest = strategy.first(unit.request)
@@ -268,26 +309,27 @@ struct UnitWalker: Sendable {
             runner.metrics.flag(CompletenessFlag(
                 source: unit.source, unit: unit.id, message: "the server said incomplete_results: true"))
         }
-        if runner.options.pagesInFlightPerUnit > 1, let rest = strategy.remaining(after: response) {
+        if runner.pagesInFlightPerUnit > 1, let rest = strategy.remaining(after: response) {
             state.first = StoredPage(response, redact: runner.redact)
             state.pageTotal = rest.count + 1
             state.next = nil
             runner.metrics.planned(pages: rest.count + 1)
-            try await commit(page, state: state)
-            try await walkPlanned(rest, state: &state, fetcher: fetcher)
+            try await commits.submit(page, state: state)
+            try await walkPlanned(rest, state: &state, fetcher: fetcher, commits: commits)
         } else {
             let next = try following(firstRequest, response: response, index: 1)
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
-            try await commit(page, state: state)
+            try await commits.submit(page, state: state)
             guard let next else { return }
             runner.metrics.openEnded(1)
             defer { runner.metrics.openEnded(-1) }
-            try await walkSerial(from: next, state: &state, fetcher: fetcher)
+            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits)
         }
     }
 
-    private func walkSerial(from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher)
-        async throws
+    private func walkSerial(
+        from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher, commits: CommitPipeline
+    ) async throws
     {
         var current: PageRequest? = start
         while let request = current {
@@ -300,16 +342,17 @@ struct UnitWalker: Sendable {
             state.pages += 1
             state.items += page.itemCount
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
-            try await commit(page, state: state)
+            try await commits.submit(page, state: state)
             current = next
         }
     }
 
     /// Fetches `requests[state.pages - 1...]` with up to `pagesInFlightPerUnit` in flight, committing in order.
-    private func walkPlanned(_ requests: [PageRequest], state: inout Checkpoint.UnitState, fetcher: PageFetcher)
-        async throws
+    private func walkPlanned(
+        _ requests: [PageRequest], state: inout Checkpoint.UnitState, fetcher: PageFetcher, commits: CommitPipeline
+    ) async throws
     {
-        let width = max(1, runner.options.pagesInFlightPerUnit)
+        let width = runner.pagesInFlightPerUnit
         var started = max(0, state.pages - 1)
         var inFlight: [Task<FetchedPage, any Error>] = []
         defer { for task in inFlight { task.cancel() } }
@@ -328,14 +371,8 @@ struct UnitWalker: Sendable {
             }
             state.pages += 1
             state.items += page.itemCount
-            try await commit(page, state: state)
+            try await commits.submit(page, state: state)
         }
-    }
-
-    /// Writes a page durably, then counts it.
-    private func commit(_ page: FetchedPage, state: Checkpoint.UnitState) async throws {
-        try await store.commitPage(ordinal: unit.ordinal, lines: page.lines, state: state)
-        runner.metrics.pageCommitted(source: unit.source, host: Self.host(of: page.head.url), items: page.itemCount)
     }
 
     /// The request after a page, refusing a chain that points back at the page it came from.

@@ -43,7 +43,7 @@ final class JobStore: Sendable {
     }
 
     private enum Operation {
-        case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
+        case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: PendingCommit)
         case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
     }
 
@@ -167,9 +167,15 @@ final class JobStore: Sendable {
 
     /// Appends a page's lines to the unit's segment and records `state`; returns once both are on disk.
     func commitPage(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            enqueue(.page(ordinal: ordinal, lines: lines, state: state, done: continuation))
-        }
+        try await submitPage(ordinal: ordinal, lines: lines, state: state).wait()
+    }
+
+    /// Queues a page for the writer and returns at once: pages of one unit are written in submission order, so a
+    /// unit can fetch its next pages while earlier ones are being made durable (and share their `fsync`).
+    func submitPage(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState) -> PendingCommit {
+        let pending = PendingCommit()
+        enqueue(.page(ordinal: ordinal, lines: lines, state: state, done: pending))
+        return pending
     }
 
     /// Records a unit's final state (done or failed); a done unit is merged into its output when its turn
@@ -206,9 +212,10 @@ final class JobStore: Sendable {
         if accepted {
             signal.signal()
         } else {
+            let closed = JobError.state("the job's store is closed", hint: nil)
             switch operation {
-            case .page(_, _, _, let done), .unit(_, _, let done):
-                done.resume(throwing: JobError.state("the job's store is closed", hint: nil))
+            case .page(_, _, _, let done): done.complete(.failure(closed))
+            case .unit(_, _, let done): done.resume(throwing: closed)
             }
         }
     }
@@ -267,7 +274,8 @@ final class JobStore: Sendable {
         }
         for operation in batch {
             switch operation {
-            case .page(_, _, _, let done), .unit(_, _, let done): done.resume(with: result)
+            case .page(_, _, _, let done): done.complete(result)
+            case .unit(_, _, let done): done.resume(with: result)
             }
         }
     }
@@ -316,6 +324,36 @@ final class JobStore: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(writer.checkpoint)
         try DurableFiles.replace(checkpointPath, with: [UInt8](data))
+    }
+}
+
+/// A page handed to the writer: wait for it to be durable.
+final class PendingCommit: Sendable {
+    private struct State {
+        var result: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    func complete(_ result: Result<Void, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let done = state.withLock { state -> Result<Void, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let done { continuation.resume(with: done) }
+        }
     }
 }
 
