@@ -1,5 +1,5 @@
 import Testing
-import Trawl
+@testable import Trawl
 
 @Suite("Link header (RFC 8288)")
 struct LinkHeaderTests {
@@ -69,5 +69,21 @@ struct LinkHeaderTests {
         let links = LinkHeader(headers: headers)
         #expect(links.next == "http://x/2")
         #expect(links.last == "http://x/9")
+    }
+}
+
+@Suite("Link targets that need no resolution")
+struct LinkAbsoluteTargetTests {
+    @Test func absoluteTargets() {
+        #expect(LinkHeader.isAbsoluteHTTP("https://api.github.com/x?page=2"))
+        #expect(LinkHeader.isAbsoluteHTTP("HTTP://h/"))
+        #expect(!LinkHeader.isAbsoluteHTTP("/x?page=2"))
+        #expect(!LinkHeader.isAbsoluteHTTP("?page=2"))
+        #expect(!LinkHeader.isAbsoluteHTTP("https://"))
+        #expect(!LinkHeader.isAbsoluteHTTP("httpx://h/"))
+        #expect(!LinkHeader.isAbsoluteHTTP("ftp://h/"))
+        // A relative target still resolves against the base.
+        let header = LinkHeader("</items?page=3>; rel=\"next\"", baseURL: "https://h.test/api/items?page=2")
+        #expect(header.next == "https://h.test/items?page=3")
     }
 }

@@ -62,6 +62,8 @@ public struct LinkHeader: Sendable, Hashable {
     public var last: String? { target(rel: "last") }
 
     private static func resolve(_ link: Link, against baseURL: String?) -> Link {
+        // Absolute targets (GitHub's, most APIs') need no resolution; Foundation's URL is slow on Linux.
+        if isAbsoluteHTTP(link.target) { return link }
         guard let baseURL, let base = URL(string: baseURL),
             let resolved = URL(string: link.target, relativeTo: base)?.absoluteString
         else { return link }
@@ -72,6 +74,24 @@ public struct LinkHeader: Sendable, Hashable {
 }
 
 /// A single-pass scanner over the header text.
+extension LinkHeader {
+    /// `http://…` or `https://…` (any case), with an authority.
+    static func isAbsoluteHTTP(_ target: String) -> Bool {
+        var utf8 = target.utf8[...]
+        for expected in "http".utf8 {
+            guard let byte = utf8.first, byte | 0x20 == expected else { return false }
+            utf8 = utf8.dropFirst()
+        }
+        if let byte = utf8.first, byte | 0x20 == UInt8(ascii: "s") { utf8 = utf8.dropFirst() }
+        return utf8.starts(with: "://".utf8) && utf8.count > 3
+    }
+}
+
+extension Unicode.Scalar {
+    /// Optional whitespace in HTTP header values: space and horizontal tab.
+    fileprivate var isHeaderSpace: Bool { self == " " || self == "\t" }
+}
+
 struct LinkScanner {
     private let text: [Unicode.Scalar]
     private var index = 0
@@ -83,7 +103,7 @@ struct LinkScanner {
     mutating func links() -> [LinkHeader.Link] {
         var result: [LinkHeader.Link] = []
         while true {
-            skip { $0 == "," || $0.properties.isWhitespace }
+            skip { $0 == "," || $0.isHeaderSpace }
             guard index < text.count else { return result }
             if let link = link() { result.append(link) }
             skipToNextLink()
@@ -101,16 +121,16 @@ struct LinkScanner {
         index += 1
         var parameters: [LinkHeader.Parameter] = []
         while true {
-            skip { $0.properties.isWhitespace }
+            skip { $0.isHeaderSpace }
             guard index < text.count, text[index] == ";" else { break }
             index += 1
-            skip { $0.properties.isWhitespace }
+            skip { $0.isHeaderSpace }
             let name = token().lowercased()
-            skip { $0.properties.isWhitespace }
+            skip { $0.isHeaderSpace }
             var value = ""
             if index < text.count, text[index] == "=" {
                 index += 1
-                skip { $0.properties.isWhitespace }
+                skip { $0.isHeaderSpace }
                 value = index < text.count && text[index] == "\"" ? quoted() : token()
             }
             guard !name.isEmpty else { continue }
@@ -124,10 +144,14 @@ struct LinkScanner {
 
     private mutating func token() -> String {
         let start = index
-        while index < text.count, !";,=\"".unicodeScalars.contains(text[index]),
-            !text[index].properties.isWhitespace
-        {
-            index += 1
+        while index < text.count {
+            switch text[index] {
+            case ";", ",", "=", "\"", " ", "\t": break
+            default:
+                index += 1
+                continue
+            }
+            break
         }
         return String(String.UnicodeScalarView(text[start..<index]))
     }
