@@ -60,26 +60,7 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Paginated flows: key path of the items in each page ('' or '$' for a bare array).")
     var items: String?
 
-    @Option(help: "Paginated flows: link | page | offset | cursor:KEYPATH | next:KEYPATH")
-    var paginate: String?
-
-    @Option(name: .customLong("page-param"), help: "Page/offset query parameter (page: 'page', offset: 'offset').")
-    var pageParam: String?
-
-    @Option(name: .customLong("size-param"), help: "Page-size query parameter (e.g. per_page).")
-    var sizeParam: String?
-
-    @Option(name: .customLong("page-size"), help: "Page size to ask for (with --size-param), or offset's limit.")
-    var pageSize: Int?
-
-    @Option(name: .customLong("total-pages"), help: "Key path of the page count in the body.")
-    var totalPages: String?
-
-    @Option(name: .customLong("total"), help: "Key path of the item total in the body.")
-    var total: String?
-
-    @Option(name: .customLong("cursor-param"), help: "Query parameter carrying the cursor (default 'cursor').")
-    var cursorParam: String?
+    @OptionGroup(title: "Paginated flows (with --items)") var pagination: PaginationFlags
 
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
@@ -89,18 +70,6 @@ struct Bench: AsyncParsableCommand {
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Skip TLS certificate verification.")
     var insecure = false
-
-    /// The pagination options given on the command line, spelled as flags.
-    private var paginationFlags: [String] {
-        var given: [String] = []
-        if pageParam != nil { given.append("--page-param") }
-        if sizeParam != nil { given.append("--size-param") }
-        if pageSize != nil { given.append("--page-size") }
-        if totalPages != nil { given.append("--total-pages") }
-        if total != nil { given.append("--total") }
-        if cursorParam != nil { given.append("--cursor-param") }
-        return given
-    }
 
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
@@ -120,10 +89,10 @@ struct Bench: AsyncParsableCommand {
             throw ValidationError("header '\(header)' must look like 'Name: value'")
         }
         if items == nil {
-            if paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
-            if let flag = paginationFlags.first { throw ValidationError("\(flag) needs --items and --paginate") }
+            if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
+            if let flag = pagination.given.first { throw ValidationError("\(flag) needs --items and --paginate") }
         } else {
-            if paginate == nil, !urls.isEmpty {
+            if pagination.paginate == nil, !urls.isEmpty {
                 throw ValidationError("--items needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)")
             }
             if rate != nil {
@@ -138,25 +107,8 @@ struct Bench: AsyncParsableCommand {
 
     /// The pagination style of the flows; with no URL, the embedded server's defaults fill in.
     private func paginationStyle() throws -> PaginationStyle {
-        var options = PaginationOptions()
-        options.param = pageParam
-        options.sizeParam = sizeParam
-        options.size = pageSize
-        let spec = paginate ?? "page"
-        let name = spec.split(separator: ":").first.map { $0.lowercased() } ?? spec
-        if name == "offset" {
-            options.size = nil
-            options.limit = pageSize
-        }
-        options.totalPages = (totalPages ?? (urls.isEmpty && paginate == nil ? "total_pages" : nil))
-            .map { JSONKeyPath($0) }
-        options.totalItems = total.map { JSONKeyPath($0) }
-        options.cursorParam = cursorParam
-        do {
-            return try PaginationStyle.parse(spec, options: options)
-        } catch {
-            throw ValidationError("--paginate: \(error)")
-        }
+        try pagination.style(
+            defaultSpec: "page", defaultTotalPages: urls.isEmpty && pagination.paginate == nil ? "total_pages" : nil)
     }
 
     func run() async throws {

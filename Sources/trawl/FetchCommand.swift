@@ -24,32 +24,7 @@ struct Fetch: AsyncParsableCommand {
     @Option(help: "Key path of the items in each page ('' or '$' for a bare array).")
     var items: String?
 
-    @Option(help: "link | page | offset | cursor:KEYPATH | next:KEYPATH")
-    var paginate: String?
-
-    @Option(name: .customLong("page-param"), help: "Page/offset query parameter (page: 'page', offset: 'offset').")
-    var pageParam: String?
-
-    @Option(name: .customLong("start"), help: "First page number (default 1).")
-    var start: Int?
-
-    @Option(name: .customLong("size-param"), help: "Page-size query parameter (e.g. per_page).")
-    var sizeParam: String?
-
-    @Option(name: .customLong("page-size"), help: "Page size to ask for (with --size-param), or offset's limit.")
-    var pageSize: Int?
-
-    @Option(name: .customLong("total-pages"), help: "Key path of the page count in the body.")
-    var totalPages: String?
-
-    @Option(name: .customLong("total"), help: "Key path of the item total in the body.")
-    var total: String?
-
-    @Option(name: .customLong("cursor-param"), help: "Query parameter carrying the cursor (default 'cursor').")
-    var cursorParam: String?
-
-    @Option(name: .customLong("has-more"), help: "Key path of a has-more flag (default has_more).")
-    var hasMore: String?
+    @OptionGroup var pagination: PaginationFlags
 
     @Option(name: [.customShort("X"), .customLong("request")], help: "Method (default GET).")
     var method: String?
@@ -122,7 +97,7 @@ struct Fetch: AsyncParsableCommand {
     func validate() throws {
         if jobFile == nil, url == nil { throw ValidationError("give a job file, or --url with --items and --paginate") }
         if jobFile != nil, url != nil { throw ValidationError("give a job file or --url, not both") }
-        if url != nil, paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
+        if url != nil, pagination.paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
         if url != nil, items == nil { throw ValidationError("--url needs --items KEYPATH ('' for a bare array)") }
         if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
         for header in headers where !header.contains(":") {
@@ -174,22 +149,7 @@ struct Fetch: AsyncParsableCommand {
                 throw CLIFailure("error: \(error)")
             }
         }
-        var pagination = PaginationOptions()
-        pagination.param = pageParam
-        pagination.start = start
-        pagination.sizeParam = sizeParam
-        pagination.size = pageSize
-        pagination.limit = pageSize
-        pagination.totalPages = totalPages.map { JSONKeyPath($0) }
-        pagination.totalItems = total.map { JSONKeyPath($0) }
-        pagination.cursorParam = cursorParam
-        pagination.hasMore = hasMore.map { JSONKeyPath($0) }
-        let style: PaginationStyle
-        do {
-            style = try PaginationStyle.parse(paginate ?? "link", options: pagination)
-        } catch {
-            throw ValidationError("--paginate: \(error)")
-        }
+        let style = try pagination.style(defaultSpec: "link")
         let headerTemplates = headers.map { header -> JobHeader in
             let parts = header.split(separator: ":", maxSplits: 1)
             return JobHeader(name: parts[0].trimmingCharacters(in: .whitespaces),

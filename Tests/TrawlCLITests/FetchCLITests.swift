@@ -553,6 +553,26 @@ struct FetchCLITests {
         }
     }
 
+    @Test("--page-size is the page size for page pagination and the limit for offset pagination")
+    func pageSizeFlag() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let byPage = try await trawl(
+                ["fetch", "--url", server.url("/paged/page?n=45"), "--items", "items", "--paginate", "page",
+                 "--size-param", "per_page", "--page-size", "10", "--total-pages", "total_pages", "-o", "p.jsonl", "-q"],
+                in: workspace)
+            #expect(byPage.status == 0, "\(byPage.stderr)")
+            #expect(workspace.text("p.jsonl") == itemLines(0..<45))
+            let byOffset = try await trawl(
+                ["fetch", "--url", server.url("/paged/offset?n=45"), "--items", "items", "--paginate", "offset",
+                 "--page-size", "10", "--total", "total", "-o", "o.jsonl", "-q"],
+                in: workspace)
+            #expect(byOffset.status == 0, "\(byOffset.stderr)")
+            #expect(workspace.text("o.jsonl") == itemLines(0..<45))
+        }
+    }
+
     @Test("one source from flags: --url, --items, --paginate; the output defaults to NAME.jsonl")
     func sourceFromFlags() async throws {
         try await TestServer.with { server in
