@@ -63,9 +63,7 @@ extension Client {
     public func download(_ request: Request, to destination: String, options: DownloadOptions = DownloadOptions())
         async throws -> DownloadResult
     {
-        var request = request
-        // The file is the bytes as served: no transparent decoding, so lengths and ranges agree.
-        if !request.headers.contains("Accept-Encoding") { request.headers["Accept-Encoding"] = "identity" }
+        let request = Self.asServed(request)
         let partial = destination + ".part"
         let validatorPath = destination + ".part.validator"
         var resumeFrom: Int64 = 0
@@ -105,11 +103,7 @@ extension Client {
             body = fresh.body
         }
         guard head.isSuccess || (start > 0 && head.status == 416) else {
-            let excerpt = (try? await body?.collect(upTo: 4096)) ?? []
-            throw TrawlError(
-                code: .unexpectedStatus, message: "HTTP \(head.status) instead of the file",
-                method: request.method.rawValue, url: head.url, status: head.status, headers: head.headers,
-                bodyExcerpt: Array(excerpt.prefix(512)))
+            throw await Self.statusError(head, body: body, request: request)
         }
         if start == 0 {
             total = head.headers["Content-Length"].flatMap { Int64($0) }
@@ -121,9 +115,7 @@ extension Client {
                 }
                 total = range.total
             }
-            let newValidator = head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 }
-                ?? head.headers["Last-Modified"] ?? ""
-            try DurableFiles.replace(validatorPath, with: Array(newValidator.utf8))
+            try DurableFiles.replace(validatorPath, with: Array(Self.validator(of: head).utf8))
         }
         return try await receive(
             body: body, head: head, start: start, total: total, destination: destination, hadPartial: hadPartial,
@@ -142,22 +134,14 @@ extension Client {
     public func download(
         _ request: Request, intoDirectory directory: String, options: DownloadOptions = DownloadOptions()
     ) async throws -> DownloadResult {
-        var request = request
-        if !request.headers.contains("Accept-Encoding") { request.headers["Accept-Encoding"] = "identity" }
+        let request = Self.asServed(request)
         let response = try await stream(request)
         let head = response.head
-        guard head.isSuccess else {
-            let excerpt = (try? await response.body.collect(upTo: 4096)) ?? []
-            throw TrawlError(
-                code: .unexpectedStatus, message: "HTTP \(head.status) instead of the file",
-                method: request.method.rawValue, url: head.url, status: head.status, headers: head.headers,
-                bodyExcerpt: Array(excerpt.prefix(512)))
-        }
+        guard head.isSuccess else { throw await Self.statusError(head, body: response.body, request: request) }
         let name = DownloadName.fileName(contentDisposition: head.headers["Content-Disposition"], url: head.url)
         let destination = try DownloadName.path(for: name, in: directory)
         let validatorPath = destination + ".part.validator"
-        let validator = head.headers["ETag"] ?? head.headers["Last-Modified"] ?? ""
-        try DurableFiles.replace(validatorPath, with: Array(validator.utf8))
+        try DurableFiles.replace(validatorPath, with: Array(Self.validator(of: head).utf8))
         return try await receive(
             body: response.body, head: head, start: 0, total: head.headers["Content-Length"].flatMap { Int64($0) },
             destination: destination, hadPartial: false, request: request, options: options)
@@ -205,6 +189,26 @@ extension Client {
         return DownloadResult(
             path: destination, bytes: written, resumedFrom: start, restarted: hadPartial && start == 0, sha256: digest,
             head: head)
+    }
+
+    /// The request without transparent decoding: the file is the bytes as served, so lengths and ranges agree.
+    private static func asServed(_ request: Request) -> Request {
+        var request = request
+        if !request.headers.contains("Accept-Encoding") { request.headers["Accept-Encoding"] = "identity" }
+        return request
+    }
+
+    /// What `If-Range` will send on resume: a strong ETag, else the Last-Modified date, else nothing.
+    private static func validator(of head: ResponseHead) -> String {
+        head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers["Last-Modified"] ?? ""
+    }
+
+    private static func statusError(_ head: ResponseHead, body: ResponseBody?, request: Request) async -> TrawlError {
+        let excerpt = (try? await body?.collect(upTo: 4096)) ?? []
+        return TrawlError(
+            code: .unexpectedStatus, message: "HTTP \(head.status) instead of the file",
+            method: request.method.rawValue, url: head.url, status: head.status, headers: head.headers,
+            bodyExcerpt: Array(excerpt.prefix(512)))
     }
 
     static func fileSize(_ path: String) -> Int64? {

@@ -116,6 +116,13 @@ func trawl(_ arguments: [String], in workspace: Workspace, environment: [String:
     return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
 }
 
+/// Runs `trawl ARGUMENTS` to the end in a fresh temporary directory (removed afterwards).
+func trawl(_ arguments: [String]) async throws -> RunResult {
+    let workspace = try Workspace()
+    defer { workspace.remove() }
+    return try await trawl(arguments, in: workspace)
+}
+
 /// The lines of `/paged/*?n=N`, as `trawl fetch` writes them without `--with-meta`.
 func itemLines(_ ids: Range<Int>) -> String {
     ids.map { "{\"id\":\($0),\"name\":\"item-\($0)\"}\n" }.joined()

@@ -2,28 +2,6 @@ import Foundation
 import Testing
 import TrawlTestServer
 
-/// Runs the built `trawl` binary (it sits next to the test bundle) and captures its output.
-private func trawl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let executable = try #require(Bundle.main.executableURL)
-    let binary = executable.deletingLastPathComponent().appendingPathComponent("trawl")
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cli-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
-    #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
-    #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
-    // Poll: Foundation's waitUntilExit can hang inside async tests.
-    for _ in 0..<3000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-    return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self),
-            String(decoding: try Data(contentsOf: err), as: UTF8.self))
-}
-
 private func withServer(_ body: (TestServer) async throws -> Void) async throws {
     try await TestServer.with(body)
 }

@@ -220,7 +220,7 @@ final class CommitPipeline {
 
     func submit(_ page: FetchedPage, state: Checkpoint.UnitState) async throws {
         let commit = walker.store.submitPage(ordinal: walker.unit.ordinal, lines: page.lines, state: state)
-        pending.append((commit, page.itemCount, UnitWalker.host(of: page.head.url)))
+        pending.append((commit, page.itemCount, page.host))
         if pending.count > limit { try await drainOne() }
     }
 
@@ -412,7 +412,8 @@ struct UnitWalker: Sendable {
             }
             await runner.scheduler.release(host)
             switch result {
-            case .success(let page):
+            case .success(var page):
+                page.host = host
                 runner.metrics.pageFetched(
                     source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
                 if let wait = RateLimitSignal.wait(status: page.head.status, headers: page.head.headers) {

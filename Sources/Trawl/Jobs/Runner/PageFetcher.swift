@@ -11,6 +11,8 @@ struct FetchedPage: Sendable {
     /// Body bytes received (decoded).
     var bodyBytes: Int
     var latency: Duration
+    /// `scheme://host:port` of the request, set by the walker (which already knows it) for per-host counts.
+    var host = ""
 }
 
 /// Fetches one page and turns the items at the source's key path into JSONL lines as the body streams in; a
