@@ -163,6 +163,19 @@ extension PaginationStyle {
             if let value, value.isEmpty { throw JobSpecError("\(option) is empty", option: option) }
             return value
         }
+        /// The key path of `cursor:KEYPATH`/`next:KEYPATH` or of the option naming it; both must agree.
+        func specPath(_ path: String?, option: JSONKeyPath?, name: String, spec: String)
+            throws(JobSpecError) -> JSONKeyPath?
+        {
+            guard let path else { return option }
+            let parsed = try keyPath(path, name)
+            if let option, option != parsed {
+                throw JobSpecError(
+                    "'\(spec)' and the \(name) option name different key paths", hint: "give the path once",
+                    option: name)
+            }
+            return parsed
+        }
 
         switch name {
         case "page":
@@ -187,17 +200,7 @@ extension PaginationStyle {
                 limitParam: try notEmpty(options.limitParam, "limit_param") ?? "limit",
                 limit: try positive(options.limit, "limit"), total: options.total ?? options.totalItems)
         case "cursor":
-            var at = options.cursorPath
-            if let path {
-                let parsed = try keyPath(path, "cursor")
-                if let at, at != parsed {
-                    throw JobSpecError(
-                        "'\(spec)' and the cursor option name different key paths", hint: "give the path once",
-                        option: "cursor")
-                }
-                at = parsed
-            }
-            guard let at else {
+            guard let at = try specPath(path, option: options.cursorPath, name: "cursor", spec: spec) else {
                 throw JobSpecError(
                     "cursor pagination needs the key path of the next cursor",
                     hint: "write cursor:KEYPATH, as in cursor:data.-1.id or cursor:meta.next_cursor")
@@ -211,17 +214,7 @@ extension PaginationStyle {
                 param: try notEmpty(options.cursorParam ?? options.param, "param") ?? "cursor",
                 hasMore: options.hasMore ?? "has_more")
         case "next":
-            var at = options.nextPath
-            if let path {
-                let parsed = try keyPath(path, "next")
-                if let at, at != parsed {
-                    throw JobSpecError(
-                        "'\(spec)' and the next option name different key paths", hint: "give the path once",
-                        option: "next")
-                }
-                at = parsed
-            }
-            guard let at else {
+            guard let at = try specPath(path, option: options.nextPath, name: "next", spec: spec) else {
                 throw JobSpecError(
                     "next pagination needs the key path of the next page's URL",
                     hint: "write next:KEYPATH, as in next:next or next:links.next")
