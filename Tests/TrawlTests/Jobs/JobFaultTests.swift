@@ -153,4 +153,36 @@ struct JobFaultTests {
             #expect(report.totals.retries == 0)
         }
     }
+
+    @Test("a page that is not JSON, or has nothing at the items path, fails at once with what and where")
+    func malformedPages() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var notJSON = pagedUnit(server, "page", ordinal: 0, count: 10)
+            notJSON.request.url = server.url("/bytes/100")
+            var noItems = pagedUnit(server, "page", ordinal: 1, count: 10)
+            noItems.request.url = server.url("/json/small")
+            noItems.items = "no.such.path"
+            let good = pagedUnit(server, "cursor", ordinal: 2, count: 30)
+            let (report, output) = try await run([notJSON, noItems, good], settings: settings(), in: directory)
+            #expect(report.failures.count == 2)
+            let byUnit = Dictionary(uniqueKeysWithValues: report.failures.map { ($0.unit, $0) })
+            let bad = try #require(byUnit[notJSON.id])
+            #expect(bad.attempts == 1)
+            #expect(bad.pageIndex == 0)
+            #expect(bad.error.contains("the page is not the expected JSON"), "\(bad.error)")
+            #expect(bad.error.contains("byte"), "\(bad.error)")
+            let missing = try #require(byUnit[noItems.id])
+            #expect(missing.attempts == 1)
+            #expect(missing.error.contains("the page has no value at 'no.such.path'"), "\(missing.error)")
+            // The good unit's items are kept (in the state directory until the failed units before it succeed).
+            #expect(report.units.done == 1)
+            #expect(report.totals.items == 30)
+            #expect(output.isEmpty)
+            let segments = try FileManager.default.contentsOfDirectory(atPath: directory + "/state/segments")
+            #expect(segments == ["2.jsonl"])
+            #expect(fileText(directory + "/state/segments/2.jsonl") == expectedLines(0..<30))
+        }
+    }
 }
