@@ -12,6 +12,8 @@ import NIOCore
 /// - `mode=wrong-range`: a satisfiable range is answered 206 with the body and `Content-Range` of
 ///   a different range of the same length: starting at 0 (or at 1 when the request started at 0).
 /// - `cut=K`: the head announces the full length, but only `K` body bytes are sent, then a TCP RST.
+/// - `hold=K`: the head announces the full length, `K` body bytes are sent, then nothing more: the
+///   connection stays open and silent (a download to kill or time out at a known length).
 /// - `delay_ms=D`, `rate=B`: a pause of `D` ms before each write, and/or pacing at about `B` bytes/s.
 /// - `chunk=C` (default 64 KiB): bytes per write.
 /// - `filename=F`: `Content-Disposition: attachment; filename="F"` (F as given, quoted-string escaped;
@@ -101,6 +103,10 @@ enum DownloadEndpoint {
         if let cut = target.int("cut"), cut >= 0, cut < range.count {
             range = range.lowerBound..<(range.lowerBound + cut)
             ending = .reset
+            isFault = true
+        } else if let hold = target.int("hold"), hold >= 0, hold < range.count {
+            range = range.lowerBound..<(range.lowerBound + hold)
+            ending = .hold
             isFault = true
         }
         let source = DownloadSource(

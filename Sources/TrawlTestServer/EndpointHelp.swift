@@ -16,6 +16,7 @@ extension TestServer {
                                           Range bytes=A-|A-B|-S (206/416) and If-Range (ETag or date)
             &mode=ignore-range|changing|wrong-range   no ranges | new seed per request | 206 of another range
             &cut=K&rate=B&delay_ms=D&chunk=C          K body bytes then RST | ~B bytes/s | D ms per write
+            &hold=K                       K body bytes, then the connection stays open and silent
             &filename=F                   Content-Disposition: attachment; filename="F" (F verbatim)
         GET /status/CODE                  that status with {"status": CODE} (1xx, 204, 304: no body)
         GET /delay/MS                     waits MS ms, then {"delayed": MS}

@@ -209,6 +209,21 @@ extension TrawlTestServerTests {
             }
         }
 
+        @Test func holdDeliversExactlyKBytesThenKeepsTheConnectionSilent() async throws {
+            try await withServer { server in
+                let client = try RawHTTPClient(port: server.port)
+                try client.request("/download/100000?hold=4321")
+                let head = try client.readHead()
+                #expect(head.header("Content-Length") == "100000")
+                #expect(try client.readExactly(4321) == DownloadContent.bytes(0..<4321, seed: 0))
+                try client.setTimeout(0.2)
+                #expect(throws: RawHTTPClient.SocketError.self) { try client.readSome() }
+                #expect(server.stats.inFlight == 1)
+                client.close()
+                try await waitUntil { server.stats.inFlight == 0 }
+            }
+        }
+
         @Test func filenameHeader() async throws {
             try await withServer { server in
                 let cases = [
