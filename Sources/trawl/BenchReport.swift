@@ -5,10 +5,13 @@ import Histogram
 typealias BenchHistogram = Histogram<UInt64>
 
 extension Histogram where Count == UInt64 {
-    /// An empty latency histogram in microseconds, 3 significant digits. It starts small and grows to the
-    /// largest value recorded (at most an hour), so each worker's copy stays a few kilobytes on fast targets.
+    /// An empty latency histogram in microseconds, 3 significant digits, sized for latencies up to one second
+    /// (about 90 KB) and growing past that to the largest value recorded (at most an hour).
     static func benchLatencies() -> Histogram<UInt64> {
-        Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+        var histogram = Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: 1_000_000, numberOfSignificantValueDigits: .three)
+        histogram.autoResize = true
+        return histogram
     }
 
     /// Records a duration in microseconds (at least 1, at most the trackable maximum).
