@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import TrawlEngine
 import TrawlJSON
 
-/// `trawl extract --path KEYPATH [FILE|-]`: the elements at a key path as JSON Lines on stdout.
+/// `trawl extract --path KEYPATH [FILE|-|URL]`: the elements at a key path as JSON Lines on stdout.
 struct Extract: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Stream the elements at a key path out of a JSON document as JSON Lines.",
@@ -10,7 +11,9 @@ struct Extract: AsyncParsableCommand {
             Key paths are dot-separated keys and array indices; a negative index counts from the end \
             ('data.-1.id'); '' or '$' is the root. The document streams: memory stays bounded by the \
             largest element. On bad input the elements completed before the error are written, the \
-            error goes to stderr, and the exit status is 1.
+            error goes to stderr, and the exit status is 1. An http(s) URL is fetched with the engine and \
+            parsed as its body arrives (redirects followed, a non-2xx status is an error), so nothing is \
+            buffered whole.
             """)
 
     @Option(name: [.customShort("p"), .long], help: "The key path of the collection (e.g. items, data.results, $).")
@@ -22,12 +25,25 @@ struct Extract: AsyncParsableCommand {
     @Flag(name: .long, help: "Print only the number of elements, on the last line of stdout.")
     var count = false
 
-    @Argument(help: "The JSON file, or - for stdin.")
+    @Option(name: [.customShort("H"), .long], help: "A request header for a URL source, 'Name: value' (repeatable).")
+    var header: [String] = []
+
+    @Argument(help: "The JSON file, - for stdin, or an http:// or https:// URL.")
     var file: String = "-"
 
+    private var isURL: Bool {
+        let lowered = file.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
     func run() async throws {
-        let input = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
-        guard let input else { throw CLIFailure("error: cannot open '\(file)'") }
+        let input: FileHandle?
+        if isURL {
+            input = nil
+        } else {
+            input = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+            guard input != nil else { throw CLIFailure("error: cannot open '\(file)'") }
+        }
         let sides = side.map { JSONKeyPath($0) }
         let extractor: JSONExtractor
         do {
@@ -39,16 +55,25 @@ struct Extract: AsyncParsableCommand {
         let onElement: (JSONElement) -> Void = { element in output.appendLine(element.json) }
         let summary: JSONExtractor.Summary
         do {
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    if n < 0 { throw CLIFailure("error: cannot read '\(file)': \(String(cString: strerror(errno)))") }
-                    break
+            if let input {
+                var chunk = [UInt8](repeating: 0, count: 64 << 10)
+                while true {
+                    let n = chunk.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else {
+                        if n < 0 {
+                            throw CLIFailure("error: cannot read '\(file)': \(String(cString: strerror(errno)))")
+                        }
+                        break
+                    }
+                    try extractor.feed(chunk[0..<n], onElement: onElement)
+                    output.flushIfFull()
                 }
-                try extractor.feed(chunk[0..<n], onElement: onElement)
-                output.flushIfFull()
+            } else {
+                try await streamURL { chunk in
+                    try extractor.feed(chunk, onElement: onElement)
+                    output.flushIfFull()
+                }
             }
             summary = try extractor.finish(onElement: onElement)
         } catch let error as JSONError {
@@ -63,6 +88,36 @@ struct Extract: AsyncParsableCommand {
         }
         if summary.collection == .missing {
             throw CLIFailure("error: \(JSONKeyPath(path)) is not in the document")
+        }
+    }
+}
+
+extension Extract {
+    /// Streams the body of `file` (a URL) to `consume`, chunk by chunk, with the engine's back-pressure.
+    private func streamURL(_ consume: ([UInt8]) throws -> Void) async throws {
+        var request = Request(url: file)
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("-H '\(line)': expected 'Name: value'")
+            }
+            request.headers.add(
+                String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        do {
+            let response = try await Client().stream(request)
+            guard (200..<300).contains(response.status) else {
+                var excerpt: [UInt8] = []
+                for try await chunk in response.body {
+                    excerpt.append(contentsOf: chunk.prefix(512 - excerpt.count))
+                    if excerpt.count >= 512 { break }
+                }
+                let text = String(decoding: excerpt, as: UTF8.self)
+                throw CLIFailure("error: HTTP \(response.status) from \(file)" + (text.isEmpty ? "" : ": \(text)"))
+            }
+            for try await chunk in response.body { try consume(chunk) }
+        } catch let error as TrawlError {
+            throw CLIFailure("error: \(error)")
         }
     }
 }
