@@ -21,6 +21,8 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     var hintObject = -1
     var hintPosition = 0
     var hintIndex = 0
+    /// The coding paths and key indexes of the keyed containers made so far (see ``KeyedContainer``).
+    var keyedStates: [KeyedState] = []
 
     init(base: UnsafeRawPointer, offset: Int, path: CodingPath, options: JSONItemDecoder) {
         self.reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))

@@ -1,24 +1,34 @@
 /// The keyed container over one recorded object. Keys are found by a linear scan that keeps the
 /// last match (so a repeated key's last value wins); large objects get a dictionary instead.
+///
+/// Every stored property is trivial (the decoder is held `unowned(unsafe)`, the coding path and key index live
+/// in the decoder's `keyedStates`): the standard library's container box copies the container for each
+/// `decode(_:forKey:)`, and with references inside that cost three retain/release pairs per field. The decoder
+/// outlives its containers, as the event bytes they read do: a container is only valid inside the `init(from:)`
+/// it was made for.
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: EventDecoder
+    unowned(unsafe) let decoder: EventDecoder
     let start: Int
     let count: Int
-    let path: CodingPath
-    /// Keys as a custom key strategy turns them, or an index for objects too large to scan.
-    private let lookup: KeyLookup?
-
+    /// This container's entry in `decoder.keyedStates`: its coding path and key index.
+    private let slot: Int
+    /// Whether the entry has a `KeyLookup` (keys as a custom key strategy turns them, or an index for objects
+    /// too large to scan).
+    private let hasLookup: Bool
     /// Keys are compared as they are, whatever the key strategy.
     private let keepKeys: Bool
+
+    var path: CodingPath { decoder.keyedStates[slot].path }
+    private var lookup: KeyLookup? { hasLookup ? decoder.keyedStates[slot].lookup : nil }
 
     init(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool = false) {
         self.decoder = decoder
         self.start = start
         self.count = decoder.reader.count(at: start)
-        self.path = path
-        self.keepKeys = keepKeys || decoder.keyMode == .asIs
+        let keepKeys = keepKeys || decoder.keyMode == .asIs
+        self.keepKeys = keepKeys
         var converted: [String]?
-        if !self.keepKeys, decoder.keyMode == .custom, case .custom(let convert) = decoder.options.keyDecodingStrategy {
+        if !keepKeys, decoder.keyMode == .custom, case .custom(let convert) = decoder.options.keyDecodingStrategy {
             var keys: [String] = []
             let base = path.keys
             Self.forEachEntry(decoder.reader, start) { key, _ in
@@ -26,18 +36,20 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             converted = keys
         }
+        var lookup: KeyLookup?
         if count > KeyLookup.indexThreshold || converted != nil {
             var index: [String: Int] = [:]
             var i = 0
-            let snakeCase = !self.keepKeys && decoder.keyMode == .snakeCase
+            let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
             Self.forEachEntry(decoder.reader, start) { key, value in
                 index[converted?[i] ?? (snakeCase ? SnakeCase.toCamelCase(key) : EventReader.string(key))] = value
                 i += 1
             }
             lookup = KeyLookup(converted: converted, index: index)
-        } else {
-            lookup = nil
         }
+        hasLookup = lookup != nil
+        slot = decoder.keyedStates.count
+        decoder.keyedStates.append(KeyedState(path: path, lookup: lookup))
     }
 
     /// Calls `body` with each key's bytes and its value's offset, in document order.
@@ -294,6 +306,12 @@ enum NullEvent {
         pointer.storeBytes(of: EventTag.null.rawValue, as: UInt8.self)
         return UnsafeRawPointer(pointer)
     }()
+}
+
+/// What a keyed container keeps in its decoder: see ``KeyedContainer``.
+struct KeyedState {
+    var path: CodingPath
+    var lookup: KeyLookup?
 }
 
 /// What a keyed container needs beyond a linear scan.
