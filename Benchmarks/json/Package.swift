@@ -10,7 +10,12 @@ let package = Package(
         .executableTarget(
             name: "json-bench",
             dependencies: [.product(name: "TrawlJSON", package: "Trawl")]
-        )
+        ),
+        // The paginated walk (c) of Benchmarks/peers/compare.sh, through Trawl's public API.
+        .executableTarget(
+            name: "walk-bench",
+            dependencies: [.product(name: "Trawl", package: "Trawl"), .product(name: "TrawlJSON", package: "Trawl")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
