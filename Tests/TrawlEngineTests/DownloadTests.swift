@@ -154,6 +154,8 @@ struct DownloadTests {
                 _ = try await Client().download(Request(url: server.url("/status/404")), to: directory + "/x")
             }
             #expect(error?.status == 404)
+            // The status is said once: "HTTP 404 instead of the file", not "... (after HTTP 404)" too.
+            #expect(error?.description.components(separatedBy: "HTTP 404").count == 2, "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: directory + "/x"))
         }
     }
