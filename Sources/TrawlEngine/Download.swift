@@ -56,26 +56,33 @@ extension Client {
     /// print(result.bytes, result.sha256)
     /// ```
     ///
-    /// With `resume`, a partial file is continued: `Range: bytes=N-` with `If-Range` (the ETag, else the
-    /// Last-Modified date recorded when it started). Only a `206` whose `Content-Range` starts at N is appended;
-    /// a `200`, a mismatched range or a changed validator restarts from zero. A failure leaves the partial file
-    /// (and its validator) for the next attempt.
+    /// With `resume`, a partial file is continued: `Range: bytes=N-` with `If-Range` (the strong ETag, else the
+    /// Last-Modified date recorded when it started). Only a `206` whose `Content-Range` starts at N and whose
+    /// validator is the recorded one is appended; a `200`, another range or another validator restarts from
+    /// zero. A transfer failure leaves the partial file (and its validator) for the next attempt; a checksum
+    /// mismatch removes both.
+    ///
+    /// - Throws: `FileError` before anything is sent when `destination` is a directory or its directory does
+    ///   not exist; `TrawlError` (`.invalidRequest`) when `expectedSHA256` is not 64 hex digits.
     public func download(_ request: Request, to destination: String, options: DownloadOptions = DownloadOptions())
         async throws -> DownloadResult
     {
         let request = Self.asServed(request)
+        let expected = try Self.expectedDigest(options, request: request)
+        try DownloadName.checkDestination(destination)
         let partial = destination + ".part"
         let validatorPath = destination + ".part.validator"
         var resumeFrom: Int64 = 0
-        var validator: String?
+        var validator = ""
         var hadPartial = false
         if options.resume, let size = Self.fileSize(partial), size > 0 {
             hadPartial = true
-            validator = (try? DurableFiles.read(validatorPath)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
-            if validator?.isEmpty == false { resumeFrom = size }
+            let recorded = (try? DurableFiles.read(validatorPath)).flatMap { $0 }
+            validator = recorded.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if !validator.isEmpty { resumeFrom = size }
         }
         var attemptRequest = request
-        if resumeFrom > 0, let validator {
+        if resumeFrom > 0 {
             attemptRequest.headers["Range"] = "bytes=\(resumeFrom)-"
             attemptRequest.headers["If-Range"] = validator
         }
@@ -84,25 +91,26 @@ extension Client {
         var body: ResponseBody? = response.body
         var start: Int64 = 0
         var total: Int64?
-        if resumeFrom > 0, head.status == 206, let range = ContentRange(head.headers["Content-Range"]),
-            range.first == resumeFrom
-        {
+        let answer = resumeFrom > 0
+            ? ResumeAnswer(status: head.status, headers: head.headers, resumeFrom: resumeFrom, validator: validator)
+            : .fresh
+        switch answer {
+        case .append(let rangeTotal):
             start = resumeFrom
-            total = range.total
-        } else if resumeFrom > 0, head.status == 416, let range = ContentRange(head.headers["Content-Range"]),
-            range.total == resumeFrom
-        {
-            // Everything was already there.
+            total = rangeTotal
+        case .complete:
             start = resumeFrom
             total = resumeFrom
             body = nil
-        } else if resumeFrom > 0, head.status == 206 || head.status == 416 {
-            // A range we did not ask for: start over without one.
+        case .restart:
+            // Not appendable (another range, or the resource changed under a server that ignores If-Range).
             let fresh = try await stream(request)
             head = fresh.head
             body = fresh.body
+        case .fresh:
+            break
         }
-        guard head.isSuccess || (start > 0 && head.status == 416) else {
+        guard head.isSuccess || answer == .complete else {
             throw await Self.statusError(head, body: body, request: request)
         }
         if start == 0 {
@@ -115,11 +123,12 @@ extension Client {
                 }
                 total = range.total
             }
-            try DurableFiles.replace(validatorPath, with: Array(Self.validator(of: head).utf8))
         }
+        let file = try Self.openPartial(partial, from: start, validator: ResumeAnswer.validator(of: head.headers))
+        defer { file.close() }
         return try await receive(
-            body: body, head: head, start: start, total: total, destination: destination, hadPartial: hadPartial,
-            request: request, options: options)
+            body: body, into: file, head: head, start: start, total: total, destination: destination,
+            hadPartial: hadPartial, expected: expected, request: request, options: options)
     }
 
     /// Downloads into `directory` under the name the server gives in `Content-Disposition` (else the URL's last
@@ -135,32 +144,49 @@ extension Client {
         _ request: Request, intoDirectory directory: String, options: DownloadOptions = DownloadOptions()
     ) async throws -> DownloadResult {
         let request = Self.asServed(request)
+        let expected = try Self.expectedDigest(options, request: request)
+        try DownloadName.checkDirectory(directory)
         let response = try await stream(request)
         let head = response.head
         guard head.isSuccess else { throw await Self.statusError(head, body: response.body, request: request) }
         let name = DownloadName.fileName(contentDisposition: head.headers["Content-Disposition"], url: head.url)
         let destination = try DownloadName.path(for: name, in: directory)
-        let validatorPath = destination + ".part.validator"
-        try DurableFiles.replace(validatorPath, with: Array(Self.validator(of: head).utf8))
+        let file = try Self.openPartial(
+            destination + ".part", from: 0, validator: ResumeAnswer.validator(of: head.headers))
+        defer { file.close() }
         return try await receive(
-            body: response.body, head: head, start: 0, total: head.headers["Content-Length"].flatMap { Int64($0) },
-            destination: destination, hadPartial: false, request: request, options: options)
+            body: response.body, into: file, head: head, start: 0,
+            total: head.headers["Content-Length"].flatMap { Int64($0) }, destination: destination, hadPartial: false,
+            expected: expected, request: request, options: options)
     }
 
-    /// Appends the body to `DESTINATION.part` after `start` bytes, checks length and hash, and moves it into place.
-    private func receive(
-        body: ResponseBody?, head: ResponseHead, start: Int64, total: Int64?, destination: String, hadPartial: Bool,
-        request: Request, options: DownloadOptions
-    ) async throws -> DownloadResult {
-        let partial = destination + ".part"
-        let validatorPath = destination + ".part.validator"
+    /// Opens `PARTIAL` for writing after its first `start` bytes. When starting over, the old bytes are cut
+    /// away (and that is on disk) *before* the new validator is recorded: a crash in between must never leave
+    /// a new validator vouching for old bytes, or the next resume would append new content to them.
+    static func openPartial(_ partial: String, from start: Int64, validator: String) throws -> DurableFile {
         let file = try DurableFile(path: partial, truncatingTo: start)
-        defer { file.close() }
-        let hashing = options.expectedSHA256 != nil || options.computeSHA256
+        guard start == 0 else { return file }
+        do {
+            try file.sync()
+            try DurableFiles.replace(partial + ".validator", with: Array(validator.utf8))
+        } catch {
+            file.close()
+            throw error
+        }
+        return file
+    }
+
+    /// Appends the body to the partial file after `start` bytes, checks length and hash, and moves it into place.
+    private func receive(
+        body: ResponseBody?, into file: DurableFile, head: ResponseHead, start: Int64, total: Int64?,
+        destination: String, hadPartial: Bool, expected: String?, request: Request, options: DownloadOptions
+    ) async throws -> DownloadResult {
+        let partial = file.path
+        let validatorPath = partial + ".validator"
+        let hashing = expected != nil || options.computeSHA256
         var hash = SHA256()
         if hashing, start > 0 { try Self.hashPrefix(of: partial, length: start, into: &hash) }
         var written = start
-        let total = total
         options.onProgress?(DownloadProgress(written: written, total: total))
         if let body {
             for try await chunk in body {
@@ -177,10 +203,14 @@ extension Client {
                 url: head.url)
         }
         let digest = hashing ? hash.hexDigest() : nil
-        if let expected = options.expectedSHA256, let digest, expected.lowercased() != digest {
+        if let expected, let digest, expected != digest {
+            // Keeping wrong bytes would only invite a resume that appends nothing and fails the same way.
+            file.close()
+            try? FileManager.default.removeItem(atPath: validatorPath)
+            try? FileManager.default.removeItem(atPath: partial)
             throw TrawlError(
-                code: .invalidBody, message: "the file's SHA-256 is \(digest), not \(expected.lowercased())",
-                hint: "the partial file is kept as \(partial); remove it to download again from scratch",
+                code: .invalidBody, message: "the file's SHA-256 is \(digest), not the expected \(expected)",
+                hint: "the download was deleted; check the expected value, then download again",
                 method: request.method.rawValue, url: head.url)
         }
         try file.sync()
@@ -191,16 +221,24 @@ extension Client {
             head: head)
     }
 
+    /// The expected digest in lowercase, or an error before anything is sent when it is not 64 hex digits.
+    private static func expectedDigest(_ options: DownloadOptions, request: Request) throws -> String? {
+        guard let value = options.expectedSHA256 else { return nil }
+        guard SHA256.isHexDigest(value) else {
+            throw TrawlError(
+                code: .invalidRequest,
+                message: "the expected SHA-256 '\(value)' is not 64 hexadecimal digits (\(value.count) characters)",
+                hint: "nothing was sent; pass the value sha256sum prints", method: request.method.rawValue,
+                url: request.url)
+        }
+        return value.lowercased()
+    }
+
     /// The request without transparent decoding: the file is the bytes as served, so lengths and ranges agree.
     private static func asServed(_ request: Request) -> Request {
         var request = request
         if !request.headers.contains("Accept-Encoding") { request.headers["Accept-Encoding"] = "identity" }
         return request
-    }
-
-    /// What `If-Range` will send on resume: a strong ETag, else the Last-Modified date, else nothing.
-    private static func validator(of head: ResponseHead) -> String {
-        head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers["Last-Modified"] ?? ""
     }
 
     private static func statusError(_ head: ResponseHead, body: ResponseBody?, request: Request) async -> TrawlError {
@@ -228,117 +266,3 @@ extension Client {
         }
     }
 }
-
-/// `Content-Range: bytes FIRST-LAST/TOTAL` (or `bytes */TOTAL`).
-struct ContentRange {
-    var first: Int64
-    var last: Int64?
-    var total: Int64?
-
-    init?(_ header: String?) {
-        guard var text = header?.trimmingCharacters(in: .whitespaces), text.hasPrefix("bytes ") else { return nil }
-        text.removeFirst(6)
-        let parts = text.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        total = Int64(parts[1])
-        if parts[0] == "*" {
-            first = -1
-            last = nil
-            return
-        }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]) else { return nil }
-        self.first = first
-        self.last = last
-    }
-}
-
-/// Turning a server-given file name into a safe path.
-enum DownloadName {
-    /// The name from `filename*=UTF-8''…` (RFC 6266/5987), else `filename="…"`, else the URL's last path
-    /// component, reduced to a plain file name.
-    static func fileName(contentDisposition: String?, url: String) -> String {
-        var candidates: [String] = []
-        if let header = contentDisposition {
-            var plain: String?
-            var extended: String?
-            for parameter in parameters(header) {
-                if parameter.name == "filename*" {
-                    let value = parameter.value
-                    if let quote = value.range(of: "''") {
-                        extended = String(value[quote.upperBound...]).removingPercentEncoding
-                    }
-                } else if parameter.name == "filename" {
-                    plain = parameter.value
-                }
-            }
-            candidates += [extended, plain].compactMap { $0 }
-        }
-        if let path = URL(string: url)?.path, !path.isEmpty { candidates.append(path) }
-        for candidate in candidates {
-            if let name = sanitized(candidate) { return name }
-        }
-        return "download"
-    }
-
-    /// The last component after `/` or `\`, without control characters; `nil` when nothing usable is left.
-    static func sanitized(_ raw: String) -> String? {
-        let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init))
-            .trimmingCharacters(in: .whitespaces)
-        guard !cleaned.isEmpty, cleaned != ".", cleaned != "..", cleaned.utf8.count <= 255 else { return nil }
-        return cleaned
-    }
-
-    /// `directory/name`, refusing anything that would resolve outside `directory`.
-    static func path(for name: String, in directory: String) throws -> String {
-        let base = URL(fileURLWithPath: directory).standardizedFileURL.path
-        let candidate = URL(fileURLWithPath: base).appendingPathComponent(name).standardizedFileURL.path
-        guard candidate.hasPrefix(base.hasSuffix("/") ? base : base + "/"), !name.contains("/") else {
-            throw FileError("write", candidate, reason: "the server's file name would leave \(base)")
-        }
-        return candidate
-    }
-
-    /// `name=value` parameters of a header like `attachment; filename="a b.txt"; filename*=UTF-8''a%20b.txt`.
-    static func parameters(_ header: String) -> [(name: String, value: String)] {
-        var result: [(name: String, value: String)] = []
-        var index = header.startIndex
-        func skipSpaces() { while index < header.endIndex, header[index] == " " || header[index] == "\t" { index = header.index(after: index) } }
-        // Skip the disposition type.
-        while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
-        while index < header.endIndex {
-            index = header.index(after: index)  // past ';'
-            skipSpaces()
-            var name = ""
-            while index < header.endIndex, header[index] != "=", header[index] != ";" {
-                name.append(header[index])
-                index = header.index(after: index)
-            }
-            guard index < header.endIndex, header[index] == "=" else { continue }
-            index = header.index(after: index)
-            skipSpaces()
-            var value = ""
-            if index < header.endIndex, header[index] == "\"" {
-                index = header.index(after: index)
-                while index < header.endIndex, header[index] != "\"" {
-                    if header[index] == "\\", header.index(after: index) < header.endIndex {
-                        index = header.index(after: index)
-                    }
-                    value.append(header[index])
-                    index = header.index(after: index)
-                }
-                if index < header.endIndex { index = header.index(after: index) }
-                while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
-            } else {
-                while index < header.endIndex, header[index] != ";" {
-                    value.append(header[index])
-                    index = header.index(after: index)
-                }
-            }
-            result.append((name.trimmingCharacters(in: .whitespaces).lowercased(), value.trimmingCharacters(in: .whitespaces)))
-        }
-        return result
-    }
-}
-

@@ -112,7 +112,7 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(method) \(url): \(message)"
-        if let status { text += " (after HTTP \(status))" }
+        if let status, !message.contains("HTTP \(status)") { text += " (after HTTP \(status))" }
         if let curlCode {
             let detail = curlMessage.map { $0.isEmpty ? "" : ": \($0)" } ?? ""
             text += " [curl \(curlCode)\(detail)]"

@@ -11,6 +11,11 @@ import NIOCore
 ///   earlier response never matches and the bytes differ.
 /// - `mode=wrong-range`: a satisfiable range is answered 206 with the body and `Content-Range` of
 ///   a different range of the same length: starting at 0 (or at 1 when the request started at 0).
+/// - `mode=ignore-if-range`: the resource changes with every request as with `changing`, but `Range`
+///   is honoured whatever `If-Range` says: a stale partial download gets a 206 of the *new* bytes
+///   (a broken cache or server), which only the validators in the 206 reveal.
+/// - `etag=weak`: `ETag: W/"S-N"` (never matches `If-Range`, per RFC 9110); `etag=none`: no `ETag`,
+///   so `Last-Modified` is the only validator. Default `strong`.
 /// - `cut=K`: the head announces the full length, but only `K` body bytes are sent, then a TCP RST.
 /// - `hold=K`: the head announces the full length, `K` body bytes are sent, then nothing more: the
 ///   connection stays open and silent (a download to kill or time out at a known length).
@@ -41,11 +46,17 @@ enum DownloadEndpoint {
             return .error(400, "seed must be an integer")
         }
         let mode = target.value("mode") ?? ""
-        guard ["", "ignore-range", "changing", "wrong-range"].contains(mode) else {
-            return .error(400, "mode must be ignore-range, changing or wrong-range", [("mode", JSONText.string(mode))])
+        guard ["", "ignore-range", "changing", "wrong-range", "ignore-if-range"].contains(mode) else {
+            return .error(
+                400, "mode must be ignore-range, changing, wrong-range or ignore-if-range",
+                [("mode", JSONText.string(mode))])
+        }
+        let etagKind = target.value("etag") ?? "strong"
+        guard ["strong", "weak", "none"].contains(etagKind) else {
+            return .error(400, "etag must be strong, weak or none", [("etag", JSONText.string(etagKind))])
         }
         var seed = target.int("seed") ?? 0
-        if mode == "changing" {
+        if mode == "changing" || mode == "ignore-if-range" {
             seed &+= book.nextAttempt(for: "download changing " + target.path) - 1
         }
         let etag = "\"\(seed)-\(total)\""
@@ -57,7 +68,10 @@ enum DownloadEndpoint {
         if mode != "ignore-range" {
             headers.append(("Accept-Ranges", "bytes"))
         }
-        headers += [("ETag", etag), ("Last-Modified", lastModified)]
+        var validators = [("Last-Modified", lastModified)]
+        if etagKind == "strong" { validators.insert(("ETag", etag), at: 0) }
+        if etagKind == "weak" { validators.insert(("ETag", "W/" + etag), at: 0) }
+        headers += validators
         if let filename = target.value("filename") {
             guard !filename.contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 return .error(400, "filename must not contain CR or LF")
@@ -69,13 +83,15 @@ enum DownloadEndpoint {
         var range = 0..<total
         let rangeHeader = request.head.headers["Range"]
         let ifRange = request.head.headers["If-Range"].first
+        // If-Range uses the strong comparison: only a strong ETag, or the date, can match.
+        let ifRangeMatches = ifRange == nil || (ifRange == etag && etagKind == "strong") || ifRange == lastModified
         if mode != "ignore-range", rangeHeader.count == 1, let requested = parseRange(rangeHeader[0]),
-            ifRange == nil || ifRange == etag || ifRange == lastModified
+            ifRangeMatches || mode == "ignore-if-range"
         {
             guard let satisfiable = resolve(requested, total: total) else {
                 return Response(
                     status: 416,
-                    headers: [("Content-Range", "bytes */\(total)"), ("Content-Length", "0")],
+                    headers: [("Content-Range", "bytes */\(total)")] + validators + [("Content-Length", "0")],
                     body: .empty
                 )
             }

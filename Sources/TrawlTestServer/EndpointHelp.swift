@@ -15,6 +15,8 @@ extension TestServer {
         GET /download/N[?seed=S]          N seeded bytes (DownloadContent) with ETag "S-N", Last-Modified,
                                           Range bytes=A-|A-B|-S (206/416) and If-Range (ETag or date)
             &mode=ignore-range|changing|wrong-range   no ranges | new seed per request | 206 of another range
+            &mode=ignore-if-range         new seed per request, and Range honoured whatever If-Range says
+            &etag=strong|weak|none        ETag "S-N" (default) | W/"S-N" (never matches If-Range) | no ETag
             &cut=K&rate=B&delay_ms=D&chunk=C          K body bytes then RST | ~B bytes/s | D ms per write
             &hold=K                       K body bytes, then the connection stays open and silent
             &filename=F                   Content-Disposition: attachment; filename="F" (F verbatim)

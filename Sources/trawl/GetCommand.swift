@@ -53,7 +53,9 @@ struct Get: AsyncParsableCommand {
         help: "With -o: continue a partial download (Range/If-Range); restarts cleanly if the file changed.")
     var resume = false
 
-    @Option(name: .customLong("sha256"), help: "With -o: the expected SHA-256 (hex); a mismatch fails the download.")
+    @Option(
+        name: .customLong("sha256"),
+        help: "With -o: the expected SHA-256 (64 hex digits); a mismatch fails the download and deletes it.")
     var sha256: String?
 
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar.")
@@ -61,11 +63,35 @@ struct Get: AsyncParsableCommand {
 
     func validate() throws {
         if data != nil, dataFile != nil { throw ValidationError("give either --data or --data-file, not both") }
-        if !form.isEmpty, data != nil || dataFile != nil { throw ValidationError("give -F or a body (-d/--data-file), not both") }
+        if !form.isEmpty, data != nil || dataFile != nil {
+            throw ValidationError("give -F or a body (-d/--data-file), not both")
+        }
         if (resume || sha256 != nil), output == nil { throw ValidationError("--continue and --sha256 need -o FILE") }
         if resume, limitRate != nil { throw ValidationError("--continue does not combine with --limit-rate") }
-        for field in form where !field.contains("=") {
-            throw ValidationError("-F '\(field)' must look like 'name=value' or 'name=@path'")
+        if let sha256, !SHA256.isHexDigest(sha256) {
+            throw ValidationError("--sha256 must be 64 hexadecimal digits, as sha256sum prints (got '\(sha256)')")
+        }
+        if let output {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+            if output.isEmpty { throw ValidationError("-o needs a file name") }
+            if output.hasSuffix("/") || (exists && isDirectory.boolValue) {
+                let inside = output.hasSuffix("/") ? output : output + "/"
+                throw ValidationError("-o '\(output)' names a directory: give a file name, for example -o \(inside)NAME")
+            }
+        }
+        for field in form {
+            guard let equals = field.firstIndex(of: "=") else {
+                throw ValidationError("-F '\(field)' must look like 'name=value' or 'name=@path'")
+            }
+            let value = field[field.index(after: equals)...]
+            // CR or LF in ;type= would end the part's header line and let the value inject headers of its own.
+            if value.hasPrefix("@"), let type = FormFile(value.dropFirst()).type,
+                type.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+            {
+                throw ValidationError(
+                    "-F '\(field[..<equals])': ;type= must not contain CR, LF or other control characters")
+            }
         }
         for header in headers where !header.contains(":") {
             throw ValidationError("header '\(header)' must look like 'Name: value'")
@@ -73,6 +99,7 @@ struct Get: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let output { try checkOutputDirectory(output) }
         var config = Client.Configuration()
         if insecure { config.tls = .insecureSkipVerification }
         let client = Client(configuration: config)
@@ -110,6 +137,8 @@ struct Get: AsyncParsableCommand {
         let status: Int
         do {
             let response = try await client.stream(request)
+            // The upload is over once the head is here: end its bar before the body reaches the terminal.
+            bar.finish()
             status = response.status
             if include {
                 var head = "\(response.head.httpVersion.rawValue) \(response.status)\r\n"
@@ -123,6 +152,7 @@ struct Get: AsyncParsableCommand {
             }
             try? sink.synchronize()
         } catch let error as TrawlError {
+            bar.finish()
             throw CLIFailure("error: \(error)")
         }
         if status >= 400 {
@@ -141,26 +171,54 @@ extension Get {
         do {
             let result = try await client.download(request, to: output, options: options)
             bar.finish()
+            // -i shows the head the server actually sent, even the 416 that says the file was already whole.
             if include {
                 var head = "\(result.head.httpVersion.rawValue) \(result.head.status)\r\n"
                 for (name, value) in result.head.headers { head += "\(name): \(value)\r\n" }
                 FileHandle.standardOutput.write(Data((head + "\r\n").utf8))
             }
-            if result.resumedFrom > 0 {
-                FileHandle.standardError.write(Data("resumed at byte \(result.resumedFrom)\n".utf8))
-            } else if result.restarted {
-                FileHandle.standardError.write(
-                    Data("the partial file could not be continued (range ignored or file changed): downloaded again\n".utf8))
-            }
-        } catch let error as TrawlError {
+            FileHandle.standardError.write(Data(Self.resumeNote(result, output: output).utf8))
+        } catch var error as TrawlError {
             bar.finish()
-            if error.status != nil { throw CLIFailure("error: \(error)") }
             let partial = output + ".part"
-            let kept = FileManager.default.fileExists(atPath: partial)
-            throw CLIFailure("error: \(error)" + (kept ? "\nthe partial file \(partial) is kept: rerun with --continue" : ""))
+            let kept = (try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? NSNumber
+            guard Self.leavesResumablePart.contains(error.code), (kept?.int64Value ?? 0) > 0 else {
+                throw CLIFailure("error: \(error)")
+            }
+            // The engine's hint speaks of the library's resume option; say it the CLI's way instead.
+            error.hint = nil
+            throw CLIFailure("error: \(error)\nthe partial file \(partial) is kept: rerun with --continue to resume it")
         } catch {
             bar.finish()
             throw CLIFailure("error: \(error)")
+        }
+    }
+
+    /// Failures after which the partial file holds good bytes that `--continue` can build on.
+    static let leavesResumablePart: Set<TrawlError.Code> = [.truncated, .receiveFailed, .stalled, .timeout]
+
+    /// What happened to a partial file, for stderr (empty for a plain download).
+    static func resumeNote(_ result: DownloadResult, output: String) -> String {
+        if result.head.status == 416 {
+            return "\(output) was already complete: its partial file held all \(result.bytes) bytes (the server"
+                + " answered 416 to a range from byte \(result.resumedFrom)); nothing was downloaded\n"
+        }
+        if result.resumedFrom > 0 { return "resumed at byte \(result.resumedFrom)\n" }
+        if result.restarted {
+            return "the partial file could not be continued (range ignored or file changed): downloaded again\n"
+        }
+        return ""
+    }
+
+    /// The directory `-o` writes into must exist before anything is sent.
+    private func checkOutputDirectory(_ output: String) throws {
+        let parent = (output as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        guard parent.isEmpty || FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
+            throw CLIFailure("error: cannot write '\(output)': the directory '\(parent)' does not exist")
+        }
+        guard parent.isEmpty || isDirectory.boolValue else {
+            throw CLIFailure("error: cannot write '\(output)': '\(parent)' is not a directory")
         }
     }
 
@@ -168,22 +226,22 @@ extension Get {
     private func multipartBody() throws -> RequestBody {
         var multipart = MultipartForm()
         for field in form {
-            let equals = field.firstIndex(of: "=")!
+            guard let equals = field.firstIndex(of: "=") else { continue }   // refused by validate()
             let name = String(field[..<equals])
             let value = String(field[field.index(after: equals)...])
             if value.hasPrefix("@") {
-                var pieces = value.dropFirst().split(separator: ";").map(String.init)
-                let path = pieces.isEmpty ? "" : pieces.removeFirst()
-                var type: String?
-                var filename: String?
-                for piece in pieces {
-                    if piece.hasPrefix("type=") { type = String(piece.dropFirst(5)) }
-                    if piece.hasPrefix("filename=") { filename = String(piece.dropFirst(9)) }
+                let file = FormFile(value.dropFirst())
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+                    throw CLIFailure("error: -F \(name): cannot read '\(file.path)': no such file")
                 }
-                guard FileManager.default.isReadableFile(atPath: path) else {
-                    throw CLIFailure("error: -F \(name): cannot read '\(path)'")
+                guard !isDirectory.boolValue else {
+                    throw CLIFailure("error: -F \(name): '\(file.path)' is a directory; name a file to upload")
                 }
-                multipart.appendFile(name: name, path: path, filename: filename, contentType: type)
+                guard FileManager.default.isReadableFile(atPath: file.path) else {
+                    throw CLIFailure("error: -F \(name): cannot read '\(file.path)': permission denied")
+                }
+                multipart.appendFile(name: name, path: file.path, filename: file.filename, contentType: file.type)
             } else {
                 multipart.append(name: name, value: value)
             }
@@ -193,56 +251,6 @@ extension Get {
         } catch {
             throw CLIFailure("error: cannot build the multipart body: \(error)")
         }
-    }
-}
-
-/// A one-line progress bar on stderr, redrawn at most five times a second.
-final class ProgressBar: Sendable {
-    private struct State {
-        var last: ContinuousClock.Instant?
-        var started = ContinuousClock.now
-        var drawn = false
-    }
-
-    let enabled: Bool
-    private let state = Mutex(State())
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func download(_ progress: DownloadProgress) { draw("↓", progress.written, progress.total) }
-
-    func upload(_ progress: TransferProgress) { draw("↑", progress.sent, progress.expectedToSend) }
-
-    func finish() {
-        guard enabled else { return }
-        let drawn = state.withLock { $0.drawn }
-        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-
-    private func draw(_ arrow: String, _ done: Int64, _ total: Int64?) {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let (due, started) = state.withLock { state -> (Bool, ContinuousClock.Instant) in
-            let finished = total.map { done >= $0 } ?? false
-            guard finished || state.last.map({ now - $0 >= .milliseconds(200) }) ?? true else { return (false, state.started) }
-            state.last = now
-            state.drawn = true
-            return (true, state.started)
-        }
-        guard due else { return }
-        let seconds = max((now - started).seconds, 0.001)
-        let rate = Double(done) / seconds
-        var line = "\(arrow) " + String(format: "%.1f", Double(done) / 1e6)
-        if let total, total > 0 {
-            let fraction = min(1, Double(done) / Double(total))
-            let width = 24
-            let filled = Int(fraction * Double(width))
-            line = "\(arrow) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
-                + String(format: "%3.0f%% %.1f/%.1f", fraction * 100, Double(done) / 1e6, Double(total) / 1e6)
-            if rate > 0, done < total { line += String(format: " ETA %.0fs", Double(total - done) / rate) }
-        }
-        line += String(format: " MB  %.1f MB/s", rate / 1e6)
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
     }
 }
 
@@ -265,4 +273,20 @@ struct RatePacer {
 struct CLIFailure: Error, CustomStringConvertible {
     let description: String
     init(_ message: String) { description = message }
+}
+
+/// The `@path;type=MIME;filename=NAME` value of a `-F` file field.
+struct FormFile {
+    var path: String
+    var type: String?
+    var filename: String?
+
+    init(_ text: Substring) {
+        var pieces = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        path = pieces.isEmpty ? "" : pieces.removeFirst()
+        for piece in pieces {
+            if piece.hasPrefix("type=") { type = String(piece.dropFirst(5)) }
+            if piece.hasPrefix("filename=") { filename = String(piece.dropFirst(9)) }
+        }
+    }
 }

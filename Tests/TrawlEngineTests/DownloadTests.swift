@@ -42,7 +42,7 @@ struct DownloadTests {
         }
     }
 
-    @Test("a wrong checksum fails and leaves the destination untouched")
+    @Test("a wrong checksum fails, leaves the destination untouched and keeps no partial file to resume")
     func checksumMismatch() async throws {
         try await withServer { server in
             let directory = try scratchDirectory()
@@ -50,10 +50,84 @@ struct DownloadTests {
             let destination = directory + "/out.bin"
             var options = DownloadOptions()
             options.expectedSHA256 = String(repeating: "0", count: 64)
-            await #expect(throws: TrawlError.self) {
+            let error = await expectTrawlError(.invalidBody) {
                 _ = try await Client().download(Request(url: server.url("/bytes/1000")), to: destination, options: options)
             }
+            #expect(error?.message.contains("SHA-256") == true)
+            #expect(error?.hint?.contains("deleted") == true)
+            #expect(error?.hint?.contains("resume") == false)
             #expect(!FileManager.default.fileExists(atPath: destination))
+            #expect(!FileManager.default.fileExists(atPath: destination + ".part"))
+            #expect(!FileManager.default.fileExists(atPath: destination + ".part.validator"))
+        }
+    }
+
+    @Test("a complete partial file with the wrong checksum is removed, so a resume starts fresh instead of looping")
+    func checksumMismatchOnResumeDoesNotLoop() async throws {
+        try await withServer { server in
+            let directory = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let destination = directory + "/out.bin"
+            let content = DownloadContent.bytes(0..<5000, seed: 0)
+            var corrupt = content
+            corrupt[4000] ^= 0xFF
+            #expect(FileManager.default.createFile(atPath: destination + ".part", contents: Data(corrupt)))
+            #expect(FileManager.default.createFile(
+                atPath: destination + ".part.validator", contents: Data("\"0-5000\"".utf8)))
+            var options = DownloadOptions()
+            options.resume = true
+            var hash = SHA256()
+            hash.update(content)
+            options.expectedSHA256 = hash.hexDigest().uppercased()
+            let url = server.url("/download/5000")
+            _ = await expectTrawlError(.invalidBody) {
+                _ = try await Client().download(Request(url: url), to: destination, options: options)
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination + ".part"))
+            #expect(!FileManager.default.fileExists(atPath: destination + ".part.validator"))
+            let again = try await Client().download(Request(url: url), to: destination, options: options)
+            #expect(again.resumedFrom == 0)
+            #expect(FileManager.default.contents(atPath: destination) == Data(content))
+        }
+    }
+
+    @Test("an expected SHA-256 that is not 64 hex digits fails before anything is sent")
+    func malformedExpectedChecksum() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for value in ["abc", String(repeating: "g", count: 64), String(repeating: "a", count: 65), ""] {
+            var options = DownloadOptions()
+            options.expectedSHA256 = value
+            // Port 9 (discard) is closed: anything sent would fail to connect instead.
+            let error = await expectTrawlError(.invalidRequest) {
+                _ = try await Client().download(
+                    Request(url: "http://127.0.0.1:9/x"), to: directory + "/out.bin", options: options)
+            }
+            #expect(error?.message.contains("64 hexadecimal digits") == true, "\(value)")
+        }
+        #expect(SHA256.isHexDigest(String(repeating: "aF09", count: 16)))
+    }
+
+    @Test("a destination that is a directory, or in a directory that does not exist, fails before sending")
+    func destinationChecked() async throws {
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cases = [
+            (directory, "it is a directory"),
+            (directory + "/", "it is a directory"),
+            (directory + "/missing/out.bin", "the directory \(directory)/missing does not exist"),
+        ]
+        for (destination, reason) in cases {
+            do {
+                _ = try await Client().download(Request(url: "http://127.0.0.1:9/x"), to: destination)
+                Issue.record("\(destination) was accepted")
+            } catch let error as FileError {
+                #expect(error.reason.hasPrefix(reason), "\(error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        await #expect(throws: FileError.self) {
+            _ = try await Client().download(Request(url: "http://127.0.0.1:9/x"), intoDirectory: directory + "/nope")
         }
     }
 
@@ -80,6 +154,8 @@ struct DownloadTests {
                 _ = try await Client().download(Request(url: server.url("/status/404")), to: directory + "/x")
             }
             #expect(error?.status == 404)
+            // The status is said once: "HTTP 404 instead of the file", not "... (after HTTP 404)" too.
+            #expect(error?.description.components(separatedBy: "HTTP 404").count == 2, "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: directory + "/x"))
         }
     }

@@ -154,6 +154,63 @@ extension TrawlTestServerTests {
             }
         }
 
+        @Test func ignoreIfRangeModeServesTheNewBytesOfAStaleRange() async throws {
+            try await withServer { server in
+                let first = try RawHTTPClient.fetch(port: server.port, "/download/4000?mode=ignore-if-range")
+                let etag = try #require(first.header("ETag"))
+                #expect(etag == "\"0-4000\"")
+                // The If-Range no longer matches (the resource changed), yet the range is served: of seed 1.
+                let second = try RawHTTPClient.fetch(
+                    port: server.port,
+                    "/download/4000?mode=ignore-if-range",
+                    headers: [("Range", "bytes=1000-"), ("If-Range", etag)]
+                )
+                #expect(second.status == 206)
+                #expect(second.header("Content-Range") == "bytes 1000-3999/4000")
+                #expect(second.header("ETag") == "\"1-4000\"")
+                #expect(second.header("Last-Modified") != first.header("Last-Modified"))
+                #expect(second.body == DownloadContent.bytes(1000..<4000, seed: 1))
+                // A 416 carries the validators of the current resource.
+                let third = try RawHTTPClient.fetch(
+                    port: server.port,
+                    "/download/4000?mode=ignore-if-range",
+                    headers: [("Range", "bytes=4000-"), ("If-Range", etag)]
+                )
+                #expect(third.status == 416)
+                #expect(third.header("Content-Range") == "bytes */4000")
+                #expect(third.header("ETag") == "\"2-4000\"")
+            }
+        }
+
+        @Test func weakOrMissingETagLeavesTheDateAsTheIfRangeValidator() async throws {
+            try await withServer { server in
+                let weak = try RawHTTPClient.fetch(port: server.port, "/download/2000?etag=weak", method: "HEAD")
+                #expect(weak.header("ETag") == "W/\"0-2000\"")
+                let none = try RawHTTPClient.fetch(port: server.port, "/download/2000?etag=none", method: "HEAD")
+                #expect(none.header("ETag") == nil)
+                let date = try #require(none.header("Last-Modified"))
+                #expect(weak.header("Last-Modified") == date)
+                for query in ["etag=weak", "etag=none"] {
+                    // A weak tag never matches If-Range (strong comparison), nor does a tag the server did not send.
+                    for validator in ["W/\"0-2000\"", "\"0-2000\""] {
+                        let response = try RawHTTPClient.fetch(
+                            port: server.port,
+                            "/download/2000?\(query)",
+                            headers: [("Range", "bytes=500-"), ("If-Range", validator)]
+                        )
+                        #expect(response.status == 200, "\(query) \(validator)")
+                    }
+                    let byDate = try RawHTTPClient.fetch(
+                        port: server.port,
+                        "/download/2000?\(query)",
+                        headers: [("Range", "bytes=500-"), ("If-Range", date)]
+                    )
+                    #expect(byDate.status == 206, "\(query)")
+                    #expect(byDate.body == DownloadContent.bytes(500..<2000, seed: 0))
+                }
+            }
+        }
+
         @Test func wrongRangeMode() async throws {
             try await withServer { server in
                 let response = try RawHTTPClient.fetch(
@@ -261,7 +318,8 @@ extension TrawlTestServerTests {
 
         @Test func badParameters() async throws {
             try await withServer { server in
-                for target in ["/download/x", "/download/10?mode=bogus", "/download/10?seed=abc"] {
+                let targets = ["/download/x", "/download/10?mode=bogus", "/download/10?seed=abc", "/download/10?etag=x"]
+                for target in targets {
                     let response = try RawHTTPClient.fetch(port: server.port, target)
                     #expect(response.status == 400, "\(target)")
                 }

@@ -9,7 +9,50 @@ extension API {
     ///
     /// - Throws: `APIError<R.ErrorModel>` for every failure: adapters, transport, status, decoding.
     public func send<R: Route>(_ route: R) async throws -> R.Output {
-        let (request, response) = try await exchange(route)
+        try await send(route, progress: nil)
+    }
+
+    /// Sends a route as `send(_:)` does, reporting transfer progress on the way: for a multipart or file
+    /// upload, `sent` climbs to `expectedToSend` (the body's exact length); `received` counts the response.
+    /// Called on the engine's loop thread: keep it short. A retried route reports from zero again; a stub
+    /// reports nothing.
+    ///
+    /// ```swift
+    /// let receipt = try await api.send(UploadPhoto(form: form)) { progress in
+    ///     print("\(progress.sent) of \(progress.expectedToSend ?? 0) bytes sent")
+    /// }
+    /// ```
+    public func send<R: Route>(
+        _ route: R, onProgress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> R.Output {
+        try await send(route, progress: onProgress)
+    }
+
+    /// Sends a route and returns the response undecoded (its status still checked by the route).
+    ///
+    /// ```swift
+    /// let raw = try await api.response(for: UserRepos(user: "apple"))
+    /// print(raw.headers["Link"] ?? "-")
+    /// ```
+    public func response<R: Route>(for route: R) async throws -> RawResponse {
+        try await exchange(route, progress: nil).response
+    }
+
+    /// Sends a route and returns the response undecoded, reporting transfer progress as `send(_:onProgress:)`.
+    ///
+    /// ```swift
+    /// let raw = try await api.response(for: UploadLog(path: "/var/log/app.log")) { print($0.sent) }
+    /// ```
+    public func response<R: Route>(
+        for route: R, onProgress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> RawResponse {
+        try await exchange(route, progress: onProgress).response
+    }
+
+    private func send<R: Route>(
+        _ route: R, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> R.Output {
+        let (request, response) = try await exchange(route, progress: progress)
         do {
             return try route.decodeOutput(response.body, using: route.decoder ?? decoder)
         } catch {
@@ -20,21 +63,21 @@ extension API {
         }
     }
 
-    /// Sends a route and returns the response undecoded (its status still checked by the route).
-    ///
-    /// ```swift
-    /// let raw = try await api.response(for: UserRepos(user: "apple"))
-    /// print(raw.headers["Link"] ?? "-")
-    /// ```
-    public func response<R: Route>(for route: R) async throws -> RawResponse {
-        try await exchange(route).response
-    }
-
     /// Builds, adapts and sends; retries once when the retrier asks; checks the status.
-    func exchange<R: Route>(_ route: R) async throws -> (request: Request, response: RawResponse) {
+    func exchange<R: Route>(
+        _ route: R, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (request: Request, response: RawResponse) {
         var attempt = 0
         while true {
-            let request = try await prepare(route, attempt: attempt)
+            var request = try await prepare(route, attempt: attempt)
+            if let progress {
+                // Keep a callback an adapter or `adjust` may have set: both hear every update.
+                let earlier = request.onProgress
+                request.onProgress = { update in
+                    earlier?(update)
+                    progress(update)
+                }
+            }
             for observer in observers { observer.willSend(request) }
             let start = ContinuousClock.now
             let response: RawResponse

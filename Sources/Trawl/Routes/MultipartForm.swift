@@ -23,8 +23,22 @@ public struct MultipartForm: Sendable {
     }
 
     struct Part: Sendable {
+        var name: String
         var header: [UInt8]
         var content: Content
+        var contentType: String?
+    }
+
+    /// A part that cannot be sent as given: which, and why.
+    ///
+    /// ```swift
+    /// form.append(name: "f", bytes: data, contentType: "text/plain\r\nX-Injected: 1")
+    /// try form.requestBody()   // throws: part 'f': its content type contains CR, LF or another control character
+    /// ```
+    public struct InvalidPart: Error, CustomStringConvertible, Sendable {
+        public var name: String
+        public var reason: String
+        public var description: String { "part '\(name)': \(reason)" }
     }
 
     public init(boundary: String = "trawl-" + UUID().uuidString.lowercased()) {
@@ -37,13 +51,13 @@ public struct MultipartForm: Sendable {
     /// Appends a text field.
     public mutating func append(name: String, value: String) {
         let header = header(name: name, filename: nil, contentType: nil)
-        parts.append(Part(header: header, content: .bytes(Array(value.utf8))))
+        parts.append(Part(name: name, header: header, content: .bytes(Array(value.utf8))))
     }
 
     /// Appends bytes, optionally as a file with a name and type.
     public mutating func append(name: String, bytes: [UInt8], filename: String? = nil, contentType: String? = nil) {
         let header = header(name: name, filename: filename, contentType: contentType)
-        parts.append(Part(header: header, content: .bytes(bytes)))
+        parts.append(Part(name: name, header: header, content: .bytes(bytes), contentType: contentType))
     }
 
     /// Appends a file streamed from `path`; the file name defaults to the last path component and the type is
@@ -54,7 +68,7 @@ public struct MultipartForm: Sendable {
         let shownName = filename ?? (path.split(separator: "/").last.map(String.init) ?? path)
         let type = contentType ?? MediaTypes.guess(forFileName: shownName)
         let header = header(name: name, filename: shownName, contentType: type)
-        parts.append(Part(header: header, content: .file(path)))
+        parts.append(Part(name: name, header: header, content: .file(path), contentType: type))
     }
 
     /// Appends a part whose content comes from an async sequence of chunks (read while the body is sent).
@@ -68,7 +82,8 @@ public struct MultipartForm: Sendable {
     ) where S.Element == [UInt8] {
         let type = contentType ?? filename.map { MediaTypes.guess(forFileName: $0) }
         let header = header(name: name, filename: filename, contentType: type)
-        parts.append(Part(header: header, content: .stream(ChunkSource(stream), length: length)))
+        parts.append(
+            Part(name: name, header: header, content: .stream(ChunkSource(stream), length: length), contentType: type))
     }
 
     /// Escapes a name or file name for a quoted `Content-Disposition` parameter.
@@ -93,13 +108,21 @@ public struct MultipartForm: Sendable {
         return Array((text + "\r\n").utf8)
     }
 
-    /// The body as an engine stream with its exact length.
+    /// The body as an engine stream with its exact length. Every file part is checked first, so a missing,
+    /// unreadable or directory path fails here, before anything is sent.
     ///
-    /// - Throws: `CocoaError` when a file cannot be inspected.
+    /// - Throws: `FileError` for a file part that is not a readable regular file; `InvalidPart` for a content
+    ///   type with CR, LF or another control character (it would inject header lines into the part).
     public func requestBody() throws -> RequestBody {
         var length: Int64? = 0
         var pieces: [Content] = []
         for part in parts {
+            let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || scalar.value == 0x7f }
+            if let type = part.contentType, type.unicodeScalars.contains(where: isControl) {
+                throw InvalidPart(
+                    name: part.name, reason: "its content type contains CR, LF or another control character")
+            }
+            if case .file(let path) = part.content { try Self.checkReadableFile(path) }
             let opening = Array("--\(boundary)\r\n".utf8) + part.header
             pieces.append(.bytes(opening))
             pieces.append(part.content)
@@ -119,6 +142,17 @@ public struct MultipartForm: Sendable {
         pieces.append(.bytes(closing))
         length = length.map { $0 + Int64(closing.count) }
         return .stream(MultipartStream(pieces: pieces), length: length, contentType: contentType)
+    }
+
+    private static func checkReadableFile(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw FileError("read", path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw FileError("read", path, reason: "it is a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw FileError("read", path, reason: "permission denied")
+        }
     }
 }
 

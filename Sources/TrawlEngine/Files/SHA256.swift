@@ -78,6 +78,19 @@ public struct SHA256: Sendable {
         }.joined()
     }
 
+    /// Whether `text` has the form of a SHA-256 digest: exactly 64 hexadecimal digits, in either case.
+    ///
+    /// ```swift
+    /// SHA256.isHexDigest(String(repeating: "a", count: 64))   // true
+    /// SHA256.isHexDigest("abc")                                // false
+    /// ```
+    public static func isHexDigest(_ text: String) -> Bool {
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        let letters = UInt8(ascii: "a")...UInt8(ascii: "f")
+        // `| 0x20` lowercases an ASCII letter and leaves digits alone.
+        return text.utf8.count == 64 && text.utf8.allSatisfy { digits.contains($0) || letters.contains($0 | 0x20) }
+    }
+
     private mutating func compress(_ block: UnsafeRawPointer) {
         let w = UnsafeMutablePointer<UInt32>.allocate(capacity: 16)
         defer { w.deallocate() }
