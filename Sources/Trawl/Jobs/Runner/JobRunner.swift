@@ -487,21 +487,25 @@ struct UnitWalker: Sendable {
             } catch {
                 result = .failure(error)
             }
+            // A rate-limit signal pauses the host before this request's slot is given back, so that no request
+            // waiting for the host slips out between the two.
+            let head: ResponseHead?
+            switch result {
+            case .success(let page): head = page.head
+            case .failure(let failure): head = failure.head
+            }
+            if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+                runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
+            }
             await runner.scheduler.release(host)
             switch result {
             case .success(var page):
                 page.host = host
                 runner.metrics.pageFetched(
                     source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
-                if let wait = RateLimitSignal.wait(status: page.head.status, headers: page.head.headers) {
-                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
-                }
                 return page
             case .failure(let failure):
                 try Task.checkCancellation()
-                if let head = failure.head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
-                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
-                }
                 let retry = policy.isRetryable(failure.error) && attempt < policy.attempts
                 runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
                 guard retry else {
