@@ -124,7 +124,7 @@ struct DemoAPI {
 
     var pageCount: Int {
         job.sources.reduce(0) { total, source in
-            total + (source.matrix.first?.values.count ?? 1) * ((itemsPerUnit[source.name]! + 99) / 100)
+            total + (source.matrix.first?.values.count ?? 1) * ((itemsPerUnit[source.name, default: 0] + 99) / 100)
         }
     }
 
@@ -142,7 +142,7 @@ struct DemoAPI {
             var expected = LineDigest()
             for value in axis.values {
                 let tag = source.name + "-" + value.value
-                for id in 0..<itemsPerUnit[source.name]! {
+                for id in 0..<itemsPerUnit[source.name, default: 0] {
                     expected.add(Array((SyntheticItems.json(id: id, tag: tag) + "\n").utf8))
                 }
             }

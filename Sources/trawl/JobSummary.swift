@@ -27,8 +27,7 @@ enum JobSummary {
             String(
                 format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", totals.latencyMs.p50,
                 totals.latencyMs.p90, totals.latencyMs.p99, totals.latencyMs.max))
-        for name in report.sources.keys.sorted() {
-            let stats = report.sources[name]!
+        for (name, stats) in report.sources.sorted(by: { $0.key < $1.key }) {
             lines.append(
                 "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "
                     + String(format: "p50 %.1f ms", stats.latencyMs.p50))
