@@ -24,6 +24,9 @@ enum PagedFault {
         case trunc
         /// The full body in about ten pieces spread over `drip_ms`.
         case drip
+        /// 404 with a JSON error body: a client error that is not retried, so the page fails for good until a
+        /// later run asks again (after `fault_times` requests).
+        case notFound = "404"
 
         /// The kinds a rate can select, in the order they share the unit interval.
         static let byRate: [Kind] = [.tooManyRequests, .unavailable, .reset, .trunc]
@@ -66,6 +69,8 @@ enum PagedFault {
             return .json(429, body, headers: [("Retry-After", value)])
         case .unavailable:
             return .error(503, "service unavailable (transient fault)", [pageMember])
+        case .notFound:
+            return .error(404, "not found (transient fault)", [pageMember])
         case .reset, .trunc:
             guard case .buffer(let body) = normal.body else { return normal }
             var cut = normal
@@ -86,8 +91,11 @@ enum PagedFault {
     static func rateLimited(_ normal: Response, target: RequestTarget) -> Response {
         let seconds = retryAfter(target)
         var response = normal
-        if target.value("ratelimit_style")?.lowercased() == "ietf" {
+        let style = target.value("ratelimit_style")?.lowercased()
+        if style == "ietf" {
             response.headers += [("RateLimit-Remaining", "0"), ("RateLimit-Reset", String(seconds))]
+        } else if style == "combined" {
+            response.headers += [("RateLimit", "limit=100, remaining=0, reset=\(seconds)")]
         } else {
             response.headers += [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", String(CivilTime.now + seconds))]
         }

@@ -26,13 +26,19 @@
 /// - `fault_reset=P1,...`: the full head (`Content-Length` of the whole body), about half the body, then a TCP RST.
 /// - `fault_trunc=P1,...`: the same, then a clean close (FIN): a truncated body.
 /// - `fault_drip=P1,...`: the correct response, its body in about ten pieces over `drip_ms` (default 500).
+/// - `fault_404=P1,...`: 404 with a JSON error body (not retried by clients: the page fails until asked again).
 /// - `rate_429=R`, `rate_5xx=R`, `rate_reset=R`, `rate_trunc=R` (R in 0...1): a page is faulty when a
 ///   hash (FNV-1a) of its whole request target, mapped to `0 ..< 1`, falls in the kind's share; the rates
 ///   split the interval in that order, so the kinds never overlap and the same target always gets the same
 ///   answer. Page lists win over rates.
 /// - `ratelimit_page=P`: page P answers normally but with `X-RateLimit-Remaining: 0` and
 ///   `X-RateLimit-Reset: <Unix seconds now + retry_after>`, or with `ratelimit_style=ietf`
-///   `RateLimit-Remaining: 0` and `RateLimit-Reset: <retry_after>` (delta seconds).
+///   `RateLimit-Remaining: 0` and `RateLimit-Reset: <retry_after>` (delta seconds), or with
+///   `ratelimit_style=combined` `RateLimit: limit=100, remaining=0, reset=<retry_after>`.
+///
+/// Search-API behaviour (GitHub's): `result_cap=N` answers 422 to every page that starts at item N or later
+/// (the totals still count all `n`); `incomplete=P1,...` adds `"incomplete_results"` to `page` bodies, true
+/// on the pages listed and false on the others.
 ///
 /// ```text
 /// GET /paged/page?page=2&fault_429=2&retry_after=2   -> 429, Retry-After: 2
@@ -60,6 +66,8 @@ enum PaginatedAPI {
             response = .error(401, "bad credentials", [("page", String(pageNumber))])
         } else if let failing = target.int("fail_page"), failing == pageNumber {
             response = .error(500, "page \(pageNumber) failed on purpose", [("page", String(pageNumber))])
+        } else if let cap = target.int("result_cap"), start >= cap {
+            response = .error(422, "Only the first \(cap) search results are available", [("page", String(pageNumber))])
         } else if book.nextAttempt(for: request.head.uri) <= max(0, target.int("fault_times") ?? 1) {
             if let kind = PagedFault.Kind.chosen(page: pageNumber, target: target, rawTarget: request.head.uri) {
                 response = PagedFault.response(kind, normal: response, page: pageNumber, target: target)
@@ -85,6 +93,10 @@ enum PaginatedAPI {
         case "page":
             var members = [("items", items), ("page", String(page))]
             if withTotal { members += [("total_count", String(count)), ("total_pages", String(pages))] }
+            if let incomplete = target.value("incomplete") {
+                let listed = incomplete.split(separator: ",").contains { Int($0) == page }
+                members.append(("incomplete_results", listed ? "true" : "false"))
+            }
             return .json(200, JSONText.object(members))
         case "offset":
             var members = [("items", items), ("offset", String(target.int("offset") ?? 0))]

@@ -16,7 +16,9 @@ struct Demo: AsyncParsableCommand {
             output is then checked against the items the server generates: count, checksum, no duplicates.
             """)
 
-    @Option(name: [.customShort("o"), .customLong("output-dir")], help: "Where the JSONL files go (default: a temporary directory).")
+    @Option(
+        name: [.customShort("o"), .customLong("output-dir")],
+        help: "Where the JSONL files go (default: a new temporary directory per run).")
     var outputDirectory: String?
 
     @Option(help: "Scale the number of items per unit (default 1: 200,000 items).")
@@ -33,7 +35,8 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = outputDirectory ?? (NSTemporaryDirectory() + "trawl-demo")
+        // A directory of its own per run, so that two demos at once don't write (and restart) the same files.
+        let directory = outputDirectory ?? (NSTemporaryDirectory() + "trawl-demo-" + UUID().uuidString)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = try await TestServer.start(threads: 2)
         do {
@@ -121,7 +124,7 @@ struct DemoAPI {
 
     var pageCount: Int {
         job.sources.reduce(0) { total, source in
-            total + (source.matrix.first?.values.count ?? 1) * ((itemsPerUnit[source.name]! + 99) / 100)
+            total + (source.matrix.first?.values.count ?? 1) * ((itemsPerUnit[source.name, default: 0] + 99) / 100)
         }
     }
 
@@ -139,7 +142,7 @@ struct DemoAPI {
             var expected = LineDigest()
             for value in axis.values {
                 let tag = source.name + "-" + value.value
-                for id in 0..<itemsPerUnit[source.name]! {
+                for id in 0..<itemsPerUnit[source.name, default: 0] {
                     expected.add(Array((SyntheticItems.json(id: id, tag: tag) + "\n").utf8))
                 }
             }

@@ -12,7 +12,8 @@ struct Fetch: AsyncParsableCommand {
             With --state DIR the job survives crashes and kill -9: the same command resumes where the last \
             checkpoint left off and the output ends identical to an uninterrupted run's. \
             Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the \
-            command that retries only them) or the job could not run; 2 bad usage.
+            command that retries only them; the output still holds every item read, in job order) or the job \
+            could not run; 2 bad usage.
             """)
 
     @Argument(help: "A job file (.json, .yaml or .yml).")
@@ -42,6 +43,19 @@ struct Fetch: AsyncParsableCommand {
         name: .customLong("matrix"),
         help: "A matrix axis for --url: 'org=apple,swiftlang', 'day=2024-01-01..2024-01-31 step 7d', 'n=1..9 step 2'.")
     var matrix: [String] = []
+
+    @Option(
+        name: .customLong("max-items"),
+        help: """
+            Cap each unit at the pages needed for N items (a search API's result cap); a job file's sources use \
+            it unless they set max_items.
+            """)
+    var maxItems: Int?
+
+    @Option(
+        name: .customLong("max-pages"),
+        help: "Cap each unit at N pages (a job file's sources: unless they set max_pages).")
+    var maxPages: Int?
 
     @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
     var name: String = "items"
@@ -103,21 +117,38 @@ struct Fetch: AsyncParsableCommand {
         for header in headers where !header.contains(":") {
             throw ValidationError("header '\(header)' is not 'Name: value'")
         }
+        if let maxItems, maxItems < 1 { throw ValidationError("--max-items must be at least 1, not \(maxItems)") }
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, not \(maxPages)") }
     }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var job = try loadJob(environment: environment)
         applyOverrides(to: &job.settings)
+        for index in job.sources.indices {
+            job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
+            job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages
+        }
         let selectedShard: Shard?
         do {
             if let shard {
-                selectedShard = try Shard.parse(shard)
+                let parsed = try Shard.parse(shard)
+                if let shardCount, shardCount != parsed.count {
+                    throw ValidationError(
+                        "--shard \(shard) has \(parsed.count) shards but --shard-count is \(shardCount)")
+                }
+                selectedShard = parsed
             } else {
                 selectedShard = try Shard.fromEnvironment(environment, shardCount: shardCount)
             }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if selectedShard == nil, let shardCount {
+            // Without an index the count would select nothing: every unit would run, in every pod.
+            throw ValidationError(
+                "--shard-count \(shardCount) was given but JOB_COMPLETION_INDEX (Kubernetes Indexed Job) and "
+                    + "SLURM_ARRAY_TASK_ID are not set; set one, or pass --shard I/\(shardCount) instead")
         }
         var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
         options.restart = restart
@@ -208,9 +239,30 @@ struct Fetch: AsyncParsableCommand {
 
     /// The same command with the state directory the failed run left, so only what is missing is fetched.
     private func retryCommand(_ report: JobReport) -> String {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        if state == nil, let directory = report.stateDirectory { arguments += ["--state", directory] }
-        let command = (["trawl"] + arguments).map(JobSummary.shellQuoted).joined(separator: " ")
-        return command
+        let command = Self.retryArguments(
+            Array(CommandLine.arguments.dropFirst()), addingState: state == nil ? report.stateDirectory : nil)
+        return (["trawl"] + command).map(JobSummary.shellQuoted).joined(separator: " ")
+    }
+
+    /// `arguments` (without the program name) made into a retry: without `--restart`, which would throw the
+    /// saved progress away and fetch everything again, and with `--state DIRECTORY` when given.
+    static func retryArguments(_ arguments: [String], addingState directory: String?) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                result += arguments[(index - 1)...]
+                break
+            }
+            if argument == "--restart" { continue }
+            result.append(argument)
+        }
+        if let directory {
+            let separator = result.firstIndex(of: "--") ?? result.endIndex
+            result.insert(contentsOf: ["--state", directory], at: separator)
+        }
+        return result
     }
 }

@@ -13,20 +13,32 @@ final class JobProgressDisplay: Sendable {
     let mode: Mode
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(quiet: Bool) {
-        mode = quiet ? .quiet : Terminal.standardErrorIsTerminal ? .live : .plain
+    convenience init(quiet: Bool) {
+        self.init(mode: quiet ? .quiet : Terminal.standardErrorIsTerminal ? .live : .plain)
+    }
+
+    init(mode: Mode) {
+        self.mode = mode
+    }
+
+    /// How often the line is drawn: four times a second on a terminal, every five seconds otherwise.
+    var interval: Duration? {
+        switch mode {
+        case .live: .milliseconds(250)
+        case .plain: .seconds(5)
+        case .quiet: nil
+        }
     }
 
     func start(_ read: @escaping @Sendable () -> JobProgress) {
-        guard mode != .quiet else { return }
+        guard let interval else { return }
         let mode = self.mode
-        let interval: Duration = mode == .live ? .milliseconds(250) : .seconds(5)
         task.withLock {
             $0 = Task.detached {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
                     if Task.isCancelled { break }
-                    Self.write(Self.line(read()), live: mode == .live)
+                    Self.write(Self.render(read(), mode: mode, final: false))
                 }
             }
         }
@@ -38,22 +50,32 @@ final class JobProgressDisplay: Sendable {
             $0?.cancel()
             $0 = nil
         }
-        guard mode != .quiet else { return }
-        Self.write(Self.line(final), live: mode == .live)
-        if mode == .live { FileHandle.standardError.write(Data("\n".utf8)) }
+        Self.write(Self.render(final, mode: mode, final: true))
     }
 
-    private static func write(_ line: String, live: Bool) {
-        let text = live ? "\r\u{1B}[2K" + line : line + "\n"
+    private static func write(_ text: String?) {
+        guard let text else { return }
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// The exact text written to stderr for one update: on a terminal the line redrawn in place (carriage
+    /// return, erase line; the final update ends the line), otherwise the line on its own line, and nothing when
+    /// quiet.
+    static func render(_ progress: JobProgress, mode: Mode, final: Bool) -> String? {
+        switch mode {
+        case .live: "\r\u{1B}[2K" + line(progress) + (final ? "\n" : "")
+        case .plain: line(progress) + "\n"
+        case .quiet: nil
+        }
     }
 
     static func line(_ progress: JobProgress) -> String {
         let seconds = max(progress.elapsed.seconds, 0.001)
         var parts: [String] = []
         parts.append("units \(progress.unitsDone + progress.unitsFailed)/\(progress.unitsTotal)")
-        let known = progress.unitsOpenEnded == 0 && progress.pagesPlanned > 0
-        parts.append("pages \(progress.pagesDone)" + (known ? "/\(max(progress.pagesPlanned, progress.pagesDone))" : ""))
+        // A total only once every unit's page count is known: before, it would count only the units planned so
+        // far and read as the job's total.
+        parts.append("pages \(progress.pagesDone)" + (progress.pagesTotal.map { "/\($0)" } ?? ""))
         parts.append("items \(progress.items)")
         parts.append(String(format: "%.1f MB", Double(progress.bytes) / 1e6))
         parts.append(String(format: "%.0f req/s", Double(progress.requests) / seconds))
@@ -65,11 +87,12 @@ final class JobProgressDisplay: Sendable {
         return parts.joined(separator: "  ")
     }
 
-    /// From units done, or from pages when the job is one unit whose page count is known.
+    /// From pages when their total is known, else from the units of this run finished.
     static func eta(_ progress: JobProgress, seconds: Double) -> String? {
-        var fraction = Double(progress.unitsDone + progress.unitsFailed) / Double(max(progress.unitsTotal, 1))
-        if progress.unitsTotal == 1, progress.unitsOpenEnded == 0, progress.pagesPlanned > 0 {
-            fraction = Double(progress.pagesDone) / Double(progress.pagesPlanned)
+        let units = progress.unitsTotal - progress.unitsSkipped
+        var fraction = Double(progress.unitsDone + progress.unitsFailed - progress.unitsSkipped) / Double(max(units, 1))
+        if let total = progress.pagesTotal, total > 0 {
+            fraction = Double(progress.pagesDone) / Double(total)
         }
         guard fraction > 0.02, fraction < 1 else { return nil }
         let remaining = seconds / fraction * (1 - fraction)

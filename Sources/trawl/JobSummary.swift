@@ -27,8 +27,7 @@ enum JobSummary {
             String(
                 format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", totals.latencyMs.p50,
                 totals.latencyMs.p90, totals.latencyMs.p99, totals.latencyMs.max))
-        for name in report.sources.keys.sorted() {
-            let stats = report.sources[name]!
+        for (name, stats) in report.sources.sorted(by: { $0.key < $1.key }) {
             lines.append(
                 "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "
                     + String(format: "p50 %.1f ms", stats.latencyMs.p50))
@@ -38,7 +37,9 @@ enum JobSummary {
         }
         if report.flags.count > 10 { lines.append("… and \(report.flags.count - 10) more completeness flags") }
         for output in report.outputs {
-            lines.append("output: \(output.path) (\(output.bytes) bytes, \(output.units) units)")
+            var line = "output: \(output.path) (\(output.bytes) bytes, \(output.units) units"
+            if !output.incomplete.isEmpty { line += "; \(output.incomplete.count) incomplete" }
+            lines.append(line + ")")
         }
         return lines.joined(separator: "\n")
     }
@@ -46,14 +47,25 @@ enum JobSummary {
     static func failureText(_ report: JobReport, retry: String) -> String {
         var lines = ["error: \(report.failures.count) page(s) failed after their retries:"]
         for failure in report.failures.prefix(20) {
+            let kept =
+                failure.keptPages > 0
+                ? "its \(failure.keptPages) page(s) before it (\(failure.keptItems) items) are kept"
+                : "nothing of the unit is kept"
             lines.append(
                 "  \(failure.source) [\(failure.unit)] \(failure.page) (page index \(failure.pageIndex), "
-                    + "\(failure.attempts) attempts): \(failure.error)")
+                    + "\(failure.attempts) attempts): \(failure.error); \(kept)")
         }
         if report.failures.count > 20 { lines.append("  … and \(report.failures.count - 20) more (see --report)") }
-        if let state = report.stateDirectory {
-            lines.append("units after a failed one wait in \(state) so the output keeps job order.")
+        for output in report.outputs where !output.incomplete.isEmpty {
+            let units = output.incomplete.map { "\($0.unit) (\($0.pages) pages)" }
+            lines.append(
+                "\(output.path) holds every item read, in job order, but not all of: "
+                    + units.prefix(10).joined(separator: ", ") + (units.count > 10 ? ", …" : "") + ".")
+            lines.append(
+                "  Its first \(output.settledBytes) bytes are final; the retry fetches only the missing pages and "
+                    + "writes the rest again, ending as an uninterrupted run would.")
         }
+        if let state = report.stateDirectory { lines.append("progress is saved in \(state)") }
         lines.append("retry only what failed: \(retry)")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -54,7 +54,11 @@ final class TrawlProcess: @unchecked Sendable {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(_ arguments: [String], in workspace: Workspace, environment: [String: String]) throws {
+    /// Runs `trawl ARGUMENTS`, or `executable ARGUMENTS` when given (with the directory of `trawl` first on the
+    /// PATH, so that a printed `trawl …` command can be run through a shell).
+    init(
+        _ arguments: [String], in workspace: Workspace, environment: [String: String], executable: URL? = nil
+    ) throws {
         let logs = workspace.directory.appendingPathComponent(".logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         let id = UUID().uuidString
@@ -65,7 +69,9 @@ final class TrawlProcess: @unchecked Sendable {
         var variables = ProcessInfo.processInfo.environment
         for name in controlledVariables { variables[name] = nil }
         variables.merge(environment) { _, new in new }
-        process.executableURL = try trawlBinary()
+        let binary = try trawlBinary()
+        variables["PATH"] = binary.deletingLastPathComponent().path + ":" + (variables["PATH"] ?? "/usr/bin:/bin")
+        process.executableURL = executable ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = workspace.directory
         process.environment = variables

@@ -428,8 +428,14 @@ struct FetchCLITests {
             #expect(int(r, "units", "failed") == 1)
             #expect(int(r, "units", "done") == 3)
             #expect(r["complete"] as? Bool == false)
-            // The units before the failed one are in the output, in order; the link unit waits in the state.
-            #expect(workspace.text("out.jsonl") == itemLines(0..<30) + itemLines(0..<20))
+            // Every item read is in the output, in job order: the cursor unit's two pages before the failed one,
+            // then the link unit (whose segment also stays in the state, to be written again after the retry).
+            #expect(
+                workspace.text("out.jsonl") == itemLines(0..<30) + itemLines(0..<20) + itemLines(0..<20)
+                    + itemLines(0..<40))
+            #expect(result.stderr.contains("its 2 page(s) before it (20 items) are kept"), "\(result.stderr)")
+            let holds = "out.jsonl holds every item read, in job order, but not all of: cursor (2 pages)"
+            #expect(result.stderr.contains(holds), "\(result.stderr)")
 
             // The retry command: the same arguments plus the state directory the run used.
             let marker = "retry only what failed: "
@@ -441,7 +447,7 @@ struct FetchCLITests {
             let stateIndex = try #require(retry.firstIndex(of: "--state"), "\(retryLine)")
             let stateDirectory = try #require(retry.indices.contains(stateIndex + 1) ? retry[stateIndex + 1] : nil)
             #expect(FileManager.default.fileExists(atPath: workspace.path(stateDirectory)), "\(stateDirectory)")
-            #expect(result.stderr.contains("units after a failed one wait in \(stateDirectory)"))
+            #expect(result.stderr.contains("progress is saved in \(stateDirectory)"), "\(result.stderr)")
 
             server.resetStats()
             let retried = try await trawl(
@@ -530,9 +536,11 @@ struct FetchCLITests {
             #expect(status == 1, "\(stderr)")
             #expect(stderr.contains("failed after their retries"), "\(stderr)")
             #expect(!resumed.stdout.contains(secret), "\(resumed.stdout)")
-            // The server accepted the token: the three good sources are complete.
+            // The server accepted the token: the three good sources are complete, and the failing unit's three
+            // pages before its failed fourth are kept.
             #expect(
-                workspace.text("out.jsonl") == itemLines(0..<1500) + itemLines(0..<3000) + itemLines(0..<1500))
+                workspace.text("out.jsonl")
+                    == itemLines(0..<1500) + itemLines(0..<3000) + itemLines(0..<1500) + itemLines(0..<30))
             let reportText = workspace.text("r.json")
             #expect(reportText.contains("${TRAWL_TEST_TOKEN}"), "the failure's URL is not redacted")
             let r = try report(workspace, "r.json")

@@ -45,10 +45,17 @@ public struct JobSource: Sendable, Hashable {
     public var side: [JSONKeyPath]
     /// Axes of the parameter matrix; the units are their cartesian product, the first axis outermost.
     public var matrix: [MatrixAxis]
+    /// Caps on each unit's walk, for APIs that refuse pages past a result cap (GitHub search answers 422 past
+    /// 1,000 results): at most the pages needed for `maxItems` items (whole pages, so the last may bring a
+    /// few more) and at most `maxPages` pages. A unit stopped by a cap is flagged in the report ("capped at N
+    /// of M items"); slice the query (a date-window matrix) to get the rest.
+    public var maxItems: Int?
+    public var maxPages: Int?
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
-        pagination: PaginationStyle, items: JSONKeyPath, side: [JSONKeyPath] = [], matrix: [MatrixAxis] = []
+        pagination: PaginationStyle, items: JSONKeyPath, side: [JSONKeyPath] = [], matrix: [MatrixAxis] = [],
+        maxItems: Int? = nil, maxPages: Int? = nil
     ) {
         self.name = name
         self.url = url
@@ -59,6 +66,8 @@ public struct JobSource: Sendable, Hashable {
         self.items = items
         self.side = side
         self.matrix = matrix
+        self.maxItems = maxItems
+        self.maxPages = maxPages
     }
 }
 
@@ -148,4 +157,7 @@ public struct WorkUnit: Sendable {
     public var pagination: PaginationStyle
     public var items: JSONKeyPath
     public var side: [JSONKeyPath]
+    /// The source's caps (see `JobSource.maxItems`).
+    public var maxItems: Int? = nil
+    public var maxPages: Int? = nil
 }

@@ -48,6 +48,8 @@ extension Job {
     ///     paginate: link                       # or page, offset, cursor:KEYPATH, next:KEYPATH, or a mapping
     ///     items: $                             # key path of the items; "" or $ for a bare array
     ///     side: [total_count]                  # optional
+    ///     max_items: 1000                      # optional caps on each unit's walk (a search API's result cap)
+    ///     max_pages: 10
     ///     matrix:                              # optional; the first axis is outermost
     ///       org: [apple, swiftlang]
     ///       day: "2024-01-01..2024-12-31 step 7d"
@@ -83,7 +85,9 @@ struct JobFileReader {
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
     ]
-    static let sourceKeys = ["name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix"]
+    static let sourceKeys = [
+        "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
+    ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
         let fields = try mapping(root, "", allowed: Self.jobKeys)
@@ -195,9 +199,13 @@ struct JobFileReader {
                 matrixNodes[name] = entry.key
             }
         }
+        var maxItems: Int?
+        if let node = fields["max_items"]?.value { maxItems = try int(node, "\(field).max_items", minimum: 1) }
+        var maxPages: Int?
+        if let node = fields["max_pages"]?.value { maxPages = try int(node, "\(field).max_pages", minimum: 1) }
         let source = JobSource(
             name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
-            side: side, matrix: matrix)
+            side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

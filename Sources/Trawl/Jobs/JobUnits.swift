@@ -44,7 +44,8 @@ extension Job {
                     method: source.method, parameters: bound, environment: environment, field: field)
                 units.append(WorkUnit(
                     sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
-                    request: request, pagination: source.pagination, items: source.items, side: source.side))
+                    request: request, pagination: source.pagination, items: source.items, side: source.side,
+                    maxItems: source.maxItems, maxPages: source.maxPages))
             }
         }
         return units
@@ -72,6 +73,13 @@ extension Job {
                     hint: "source names must be unique: they name the output files")
             }
             names[source.name] = index
+            for (key, value) in [("max_items", source.maxItems), ("max_pages", source.maxPages)] {
+                if let value, value < 1 {
+                    throw JobSpecError(
+                        field: "\(field).\(key)", "\(key) must be at least 1, not \(value)",
+                        hint: "leave it out for no cap")
+                }
+            }
             try source.validateMatrix(field: field)
             _ = try source.templates(field: field)
         }

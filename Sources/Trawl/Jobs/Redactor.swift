@@ -1,7 +1,7 @@
 extension Job {
     /// A stable hex digest (FNV-1a, 64 bits) of everything that changes the job's output: each source's name,
-    /// method, URL, header and body templates (unexpanded, so never a secret), pagination, items, side fields
-    /// and matrix. Settings (concurrency, rates, retries, timeouts) are left out. The same job gives the same
+    /// method, URL, header and body templates (unexpanded, so never a secret), pagination, items, side fields,
+    /// matrix and caps. Settings (concurrency, rates, retries, timeouts) are left out. The same job gives the same
     /// fingerprint in every process; a checkpoint made for another fingerprint is not resumed.
     ///
     /// ```swift
@@ -29,6 +29,9 @@ extension Job {
             field("paginate", source.pagination.canonicalDescription)
             field("items", source.items.description)
             for side in source.side { field("side", side.description) }
+            // Only when set, so that the fingerprints of jobs without caps stay as they were.
+            if let maxItems = source.maxItems { field("max_items", String(maxItems)) }
+            if let maxPages = source.maxPages { field("max_pages", String(maxPages)) }
             for axis in source.matrix {
                 field("axis", axis.name)
                 for value in axis.values {

@@ -28,7 +28,10 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A file written for crash safety: appends at a known length, `fsync`, truncation back to a checkpoint,
-/// and appending another file's contents in the kernel (`copy_file_range`).
+/// and appending another file's contents (read and written through a 1 MiB buffer).
+///
+/// Creating the file also `fsync`s its directory (unless asked not to), so that a checkpoint naming the file
+/// never outlives the file's directory entry after a power loss.
 ///
 /// Not thread-safe: one writer owns it.
 ///
@@ -41,14 +44,34 @@ public final class DurableFile: @unchecked Sendable {
     public let path: String
     /// Bytes in the file (what this writer has written, after any truncation).
     public private(set) var length: Int64
+    /// Whether opening the file created it.
+    public let created: Bool
     private var descriptor: Int32
 
     /// Opens (creating) `path` for writing at its end, or after truncating it to `length` when given. A file
     /// shorter than `length` is an error: the data the checkpoint counted on is gone.
-    public init(path: String, truncatingTo length: Int64? = nil) throws {
+    ///
+    /// When the file is created and `syncingDirectory` is true, the directory holding it is `fsync`ed before
+    /// this returns, so the new entry is durable; pass false for a file that is renamed into place (and whose
+    /// directory is synced then) or that nothing refers to.
+    public init(path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true) throws {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var created = true
+        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == EEXIST {
+            created = false
+            descriptor = open(path, O_RDWR | O_CLOEXEC)
+        }
         guard descriptor >= 0 else { throw FileError("open", path) }
+        self.created = created
+        if created, syncingDirectory {
+            do {
+                try DurableFiles.syncDirectory(containing: path)
+            } catch {
+                Glibc.close(descriptor)
+                throw error
+            }
+        }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let error = FileError("stat", path)
@@ -147,7 +170,7 @@ public enum DurableFiles {
     /// ```
     public static func replace(_ path: String, with bytes: [UInt8]) throws {
         let temporary = path + ".tmp-\(getpid())"
-        let file = try DurableFile(path: temporary, truncatingTo: 0)
+        let file = try DurableFile(path: temporary, truncatingTo: 0, syncingDirectory: false)
         try file.append(bytes)
         try file.sync()
         file.close()

@@ -95,9 +95,91 @@ struct JobRunnerTests {
             #expect(failure.attempts == 5)
             #expect(failure.status == 500)
             #expect(failure.error.contains("HTTP 500"))
-            // Unit 0 is in the output; unit 2 waits in its segment until unit 1 succeeds.
-            #expect(fileText(output) == expectedLines(0..<50))
+            #expect(failure.keptPages == 2)
+            #expect(failure.keptItems == 20)
+            // Every item read is in the output, in job order: unit 0, unit 1's first two pages, unit 2. Only unit
+            // 0's bytes are final; unit 2's segment stays in the state for the run that completes unit 1.
+            let settled = expectedLines(0..<50)
+            #expect(fileText(output) == settled + expectedLines(0..<20) + expectedLines(0..<50))
+            let record = try #require(report.outputs.first)
+            #expect(record.settledBytes == Int64(settled.utf8.count))
+            #expect(record.bytes == Int64(fileText(output).utf8.count))
+            #expect(record.units == 2)
+            #expect(record.incomplete.map(\.unit) == ["things cursor 1"])
+            #expect(record.incomplete.first?.pages == 2)
+            #expect(record.incomplete.first?.items == 20)
+            #expect(fileText(directory + "/state/segments/2.jsonl") == expectedLines(0..<50))
             #expect(report.totals.retries == 4)
+        }
+    }
+
+    @Test("after a run with failed pages, the runs that retry them end with exactly an uninterrupted run's output")
+    func retryAfterFailureMatchesCleanRun() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // Two units fail for good in the middle of the job (a 404 is not retried): a cursor chain at its third
+            // page and a planned walk at its second. The server answers 404 to those pages twice, then normally.
+            func units(faults: Bool) -> [WorkUnit] {
+                func fault(_ page: Int) -> String { faults ? "&fault_404=\(page)&fault_times=2" : "" }
+                return [
+                    pagedUnit(server, "page", ordinal: 0, count: 50, query: "&tag=a"),
+                    pagedUnit(server, "cursor", ordinal: 1, count: 50, query: "&tag=b" + fault(3)),
+                    pagedUnit(server, "page", ordinal: 2, count: 50, query: "&tag=c" + fault(2)),
+                    pagedUnit(server, "link", ordinal: 3, count: 50, query: "&tag=d"),
+                ]
+            }
+            let clean = directory + "/clean.jsonl"
+            let reference = try await JobRunner(
+                units: units(faults: false), fingerprint: "clean", settings: settings(),
+                options: JobRunOptions(output: .file(clean))
+            ).run()
+            #expect(reference.complete)
+            let expected = ["a", "b", "c", "d"].map { taggedLines($0, 50) }.joined()
+            #expect(fileText(clean) == expected)
+
+            let output = directory + "/out.jsonl"
+            let options = JobRunOptions(output: .file(output), stateDirectory: directory + "/state")
+            func run() async throws -> JobReport {
+                try await JobRunner(
+                    units: units(faults: true), fingerprint: "f", settings: settings(), options: options
+                ).run()
+            }
+            let first = try await run()
+            #expect(!first.complete)
+            #expect(first.failures.map(\.unit) == ["things cursor 1", "things page 2"])
+            #expect(first.failures.map(\.pageIndex) == [2, 1])
+            #expect(first.failures.map(\.status) == [404, 404])
+            #expect(first.failures.map(\.keptPages) == [2, 1])
+            let partial = taggedLines("a", 50) + taggedLines("b", 20) + taggedLines("c", 10) + taggedLines("d", 50)
+            #expect(fileText(output) == partial)
+            #expect(first.outputs.first?.incomplete.map(\.unit) == ["things cursor 1", "things page 2"])
+
+            // The pages fail again: the output is rebuilt the same, nothing duplicated.
+            server.resetStats()
+            let second = try await run()
+            #expect(!second.complete)
+            #expect(second.resumed)
+            #expect(second.failures.count == 2)
+            #expect(fileText(output) == partial)
+            // The failed pages again, and for the planned unit at most the pages after its failed one that were
+            // in flight with it (fetched, never committed).
+            #expect((2...5).contains(server.stats.requestsServed), "\(server.stats.requestsServed) requests")
+
+            // They succeed: the output is the clean run's, byte for byte; only the missing pages were fetched.
+            server.resetStats()
+            let third = try await run()
+            #expect(third.complete, "\(third.failures)")
+            #expect(third.failures.isEmpty)
+            #expect(third.units.skipped == 1)
+            #expect(third.units.done == 3)
+            #expect(FileManager.default.contents(atPath: output) == FileManager.default.contents(atPath: clean))
+            #expect(third.outputs.first?.incomplete.isEmpty == true)
+            #expect(third.outputs.first?.settledBytes == third.outputs.first?.bytes)
+            // Cursor pages 3 to 5 (the last says has_more: false); planned pages 2 to 5.
+            #expect(server.stats.requestsServed == 3 + 4)
+            let segments = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/state/segments")) ?? []
+            #expect(segments.isEmpty)
         }
     }
 

@@ -115,9 +115,11 @@ struct SchedulingTests {
             try await scheduler.acquire("a")
             await scheduler.release("a")
         }
-        // A burst of 20, then 20 more at 20/s: about a second.
+        // A burst of 20, then 20 more at 20/s: about a second. The upper bound only catches a bucket that never
+        // refills; on a busy machine (the suite runs in parallel on two shared cores) each of the 20 short sleeps
+        // can overshoot by a lot, so it is loose: a tight one failed at 7.6 s.
         let elapsed = clock.now - start
         #expect(elapsed >= .milliseconds(900))
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(60))
     }
 }

@@ -17,10 +17,18 @@ struct Checkpoint: Codable, Sendable {
     var units: [String: UnitState] = [:]
     /// True once every unit has been merged.
     var complete = false
+    /// Completeness flags of units already merged, by ordinal (those of other units are in their state).
+    var flags: [String: [CompletenessFlag]]?
 
     struct OutputState: Codable, Sendable, Equatable {
+        /// Bytes that hold the first `merged` units, in job order: final.
         var length: Int64 = 0
         var merged = 0
+        /// Set by a run that ended with units not done: the file's length after it appended, past `length`, what
+        /// the later units hold in job order (a failed unit's kept pages, whole done units), so their items are
+        /// readable. Provisional: the next run cuts the file back to `length` and appends again from the
+        /// segments, which stay in the state directory until their unit is merged.
+        var provisional: Int64?
     }
 
     struct UnitState: Codable, Sendable {
@@ -44,6 +52,24 @@ struct Checkpoint: Codable, Sendable {
         var failure: String?
         /// The item total the first page announced, when the strategy reads one.
         var expectedItems: Int?
+        /// Signs that the unit's collection is not all there (a cap reached, `incomplete_results`), kept with
+        /// the pages they were found on so that a resumed run still reports them.
+        var flags: [CompletenessFlag]?
+
+        /// Adds `flag`, or replaces the earlier one of its kind in place (so the order stays that of discovery).
+        mutating func setFlag(_ flag: CompletenessFlag) {
+            var current = flags ?? []
+            if let index = current.firstIndex(where: { $0.kind == flag.kind }) {
+                current[index] = flag
+            } else {
+                current.append(flag)
+            }
+            flags = current
+        }
+
+        func flag(_ kind: CompletenessFlag.Kind) -> CompletenessFlag? {
+            flags?.first { $0.kind == kind }
+        }
     }
 }
 

@@ -19,6 +19,8 @@ public struct JobReport: Sendable, Codable {
     public var sources: [String: JobStats]
     public var hosts: [String: JobStats]
     public var failures: [PageFailureRecord]
+    /// Completeness flags of every unit of this run (or shard), including those found by earlier runs of the
+    /// same job, in job order.
     public var flags: [CompletenessFlag]
     public var outputs: [OutputRecord]
     /// The state directory holding the checkpoint (kept when the job did not complete).
@@ -32,10 +34,28 @@ public struct JobReport: Sendable, Codable {
         public var failed = 0
     }
 
+    /// One output file at the end of the run.
     public struct OutputRecord: Sendable, Codable {
         public var path: String
+        /// Bytes in the file.
         public var bytes: Int64
+        /// Units whose every item is in the file.
         public var units: Int
+        /// Bytes that later runs keep as they are: the units in job order before the first incomplete one. Equal
+        /// to `bytes` when nothing is incomplete; past it, the file holds the later units' items (the
+        /// incomplete units' kept pages, the others whole), which the run that completes the job writes again in
+        /// job order.
+        public var settledBytes: Int64
+        /// Units of this file that are not done (a page failed for good), in job order.
+        public var incomplete: [IncompleteUnit]
+    }
+
+    /// A unit that is not done and what of it is in its output.
+    public struct IncompleteUnit: Sendable, Codable {
+        public var unit: String
+        /// Pages (from the first, in order) and items of the unit that are in the output.
+        public var pages: Int
+        public var items: Int
     }
 }
 
@@ -78,13 +98,29 @@ public struct PageFailureRecord: Sendable, Codable {
     public var status: Int?
     /// Redacted.
     public var error: String
+    /// The unit's pages before this one (from its first, in order) and their items: they are kept, in the
+    /// output, and not fetched again by the retry.
+    public var keptPages = 0
+    public var keptItems = 0
 }
 
 /// A sign the output may not hold the whole collection even though every page succeeded.
-public struct CompletenessFlag: Sendable, Codable {
+public struct CompletenessFlag: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// A page said `"incomplete_results": true` (GitHub search when it timed out).
+        case incompleteResults = "incomplete_results"
+        /// `max_items` or `max_pages` stopped the unit before the end of its collection.
+        case capped
+        /// The pages held fewer items than the first page announced.
+        case shortOfTotal = "short_of_total"
+    }
+
     public var source: String
     public var unit: String
+    public var kind: Kind
     public var message: String
+    /// For `incompleteResults`: the 0-based indices of the pages that said so.
+    public var pageIndices: [Int]?
 }
 
 /// A live view of a running job, for progress displays.
@@ -92,9 +128,14 @@ public struct JobProgress: Sendable {
     public var unitsTotal = 0
     public var unitsDone = 0
     public var unitsFailed = 0
+    /// Units merged into the output by an earlier run (counted in `unitsDone`, their pages in no count here).
+    public var unitsSkipped = 0
     public var pagesDone = 0
-    /// Pages known in advance, summed over units whose total is known.
+    /// Pages of this run known in advance, summed over the units whose page count is known.
     public var pagesPlanned = 0
+    /// Units of this run whose page count is known: planned walks once their first page is in, chains once
+    /// they end.
+    public var unitsPlanned = 0
     /// Units whose page count is not known (cursor and next-URL chains still walking).
     public var unitsOpenEnded = 0
     public var items = 0
@@ -104,6 +145,15 @@ public struct JobProgress: Sendable {
     public var errors = 0
     public var waits = 0
     public var elapsed: Duration = .zero
+
+    /// Zero everywhere; `JobRunner.progress` gives a running job's.
+    public init() {}
+
+    /// The pages of this run in all, once every unit's page count is known; `nil` before (a unit not started
+    /// or a chain still walking could add any number).
+    public var pagesTotal: Int? {
+        unitsTotal > 0 && unitsPlanned >= unitsTotal - unitsSkipped ? max(pagesPlanned, pagesDone) : nil
+    }
 }
 
 /// Thread-safe counters behind `JobProgress` and `JobReport`.
@@ -119,7 +169,6 @@ final class JobMetrics: Sendable {
         var hosts: [String: Scope] = [:]
         var progress = JobProgress()
         var failures: [PageFailureRecord] = []
-        var flags: [CompletenessFlag] = []
     }
 
     private let state = Mutex(State())
@@ -131,6 +180,7 @@ final class JobMetrics: Sendable {
         state.withLock {
             $0.progress.unitsTotal = total
             $0.progress.unitsDone = skipped
+            $0.progress.unitsSkipped = skipped
         }
     }
 
@@ -197,7 +247,13 @@ final class JobMetrics: Sendable {
         }
     }
 
-    func planned(pages: Int) { state.withLock { $0.progress.pagesPlanned += pages } }
+    /// A unit's page count became known: `pages` of them are left for this run.
+    func planned(pages: Int) {
+        state.withLock {
+            $0.progress.pagesPlanned += pages
+            $0.progress.unitsPlanned += 1
+        }
+    }
 
     func openEnded(_ delta: Int) { state.withLock { $0.progress.unitsOpenEnded += delta } }
 
@@ -209,8 +265,6 @@ final class JobMetrics: Sendable {
 
     func failed(_ record: PageFailureRecord) { state.withLock { $0.failures.append(record) } }
 
-    func flag(_ flag: CompletenessFlag) { state.withLock { $0.flags.append(flag) } }
-
     var progress: JobProgress {
         var progress = state.withLock { $0.progress }
         progress.elapsed = ContinuousClock.now - started
@@ -218,7 +272,7 @@ final class JobMetrics: Sendable {
     }
 
     func report(startedAt: Date, complete: Bool, resumed: Bool, units: JobReport.UnitCounts,
-                outputs: [JobReport.OutputRecord], stateDirectory: String?) -> JobReport {
+                outputs: [JobReport.OutputRecord], flags: [CompletenessFlag], stateDirectory: String?) -> JobReport {
         let elapsed = (ContinuousClock.now - started).seconds
         return state.withLock { state in
             func finished(_ scope: Scope) -> JobStats {
@@ -229,7 +283,7 @@ final class JobMetrics: Sendable {
             return JobReport(
                 startedAt: startedAt, seconds: elapsed, complete: complete, resumed: resumed, units: units,
                 totals: finished(state.totals), sources: state.sources.mapValues(finished),
-                hosts: state.hosts.mapValues(finished), failures: state.failures, flags: state.flags,
+                hosts: state.hosts.mapValues(finished), failures: state.failures, flags: flags,
                 outputs: outputs, stateDirectory: stateDirectory)
         }
     }

@@ -54,8 +54,11 @@ public struct JobRunOptions: Sendable {
 /// if !report.failures.isEmpty { print("failed pages:", report.failures.map(\.page)) }
 /// ```
 ///
-/// A page that fails after its attempts stops its unit (pages before it are kept) and is reported; the other
-/// units go on. Throws only when the job cannot run at all (state from another job, unwritable files).
+/// A page that fails after its attempts stops its unit and is reported; the other units go on. The output then
+/// holds every item read, in job order (the failed unit's pages before the failed one, later units whole; see
+/// `JobReport.OutputRecord`), and running the job again with the same state fetches only what is missing and
+/// ends with the output of an uninterrupted run. Throws only when the job cannot run at all (state from another
+/// job, unwritable files).
 public final class JobRunner: Sendable {
     let units: [WorkUnit]
     let fingerprint: String
@@ -125,14 +128,15 @@ public final class JobRunner: Sendable {
         counts.done = outcomes.filter { !$0 }.count
         counts.failed = outcomes.filter { $0 }.count
         await scheduler.cancelAll()
-        let complete = await store.close()
-        let outputs = store.outputStates.sorted { $0.key < $1.key }.map {
-            JobReport.OutputRecord(path: $0.key, bytes: $0.value.length, units: $0.value.merged)
-        }
-        if complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
-        return metrics.report(
-            startedAt: startedAt, complete: complete, resumed: opened.resumed, units: counts, outputs: outputs,
-            stateDirectory: complete && temporaryState ? nil : stateDirectory)
+        let closed = try await store.close()
+        if closed.complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        var report = metrics.report(
+            startedAt: startedAt, complete: closed.complete, resumed: opened.resumed, units: counts,
+            outputs: closed.outputs, flags: closed.flags,
+            stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
+        let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
+        report.failures.sort { (ordinals[$0.unit] ?? 0, $0.pageIndex) < (ordinals[$1.unit] ?? 0, $1.pageIndex) }
+        return report
     }
 
     /// Runs units, at most `concurrency` at once, in job order; returns per unit whether it failed.
@@ -185,24 +189,32 @@ public final class JobRunner: Sendable {
     private func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
         let walker = UnitWalker(runner: self, unit: unit, store: store)
-        if state.status != .done {
+        let pagesBefore = state.pages
+        let walked = state.status != .done
+        if walked {
             state.status = .running
             state.failure = nil
             do {
                 try await walker.walk(&state)
                 state.status = .done
                 state.next = nil
-                if let expected = state.expectedItems, state.items < expected {
-                    metrics.flag(CompletenessFlag(
-                        source: unit.source, unit: unit.id,
-                        message: "the server announced \(expected) items but its pages held \(state.items) (a search cap?)"))
+                if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil {
+                    state.setFlag(CompletenessFlag(
+                        source: unit.source, unit: unit.id, kind: .shortOfTotal,
+                        message:
+                            "the server announced \(expected) items but its pages held \(state.items) (a search cap?)"))
                 }
             } catch let failure as PageFailed {
                 state.status = .failed
                 state.failure = failure.record.error
-                metrics.failed(failure.record)
+                var record = failure.record
+                record.keptPages = state.pages
+                record.keptItems = state.items
+                metrics.failed(record)
             }
         }
+        // A planned walk counted its pages when it planned them; any other unit's count is known now.
+        if !walked || state.first == nil { metrics.planned(pages: state.pages - pagesBefore) }
         try await store.finishUnit(ordinal: unit.ordinal, state: state)
         metrics.unitFinished(failed: state.status == .failed)
         return state.status == .failed
@@ -261,9 +273,12 @@ struct UnitWalker: Sendable {
         return fetcher
     }
 
+    /// Read from every page: GitHub's search answers say `"incomplete_results": true` when they timed out.
+    static let incompleteResults = JSONKeyPath("incomplete_results")
+
     var captures: [JSONKeyPath] {
         var paths = unit.pagination.capturePaths
-        for path in unit.side where !paths.contains(path) { paths.append(path) }
+        for path in unit.side + [Self.incompleteResults] where !paths.contains(path) { paths.append(path) }
         return paths
     }
 
@@ -284,7 +299,7 @@ struct UnitWalker: Sendable {
         let fetcher = self.fetcher
         if let first = state.first {
             let response = try stored { try first.pageResponse(base: unit.request, unredact: runner.unredact) }
-            let rest = strategy.remaining(after: response) ?? []
+            let rest = capped(strategy.remaining(after: response) ?? [], firstItems: first.itemCount, state: &state)
             runner.metrics.planned(pages: rest.count + 1 - state.pages)
             try await walkPlanned(rest, state: &state, fetcher: fetcher, commits: commits)
             return
@@ -305,11 +320,9 @@ struct UnitWalker: Sendable {
         state.pages = 1
         state.items = page.itemCount
         state.expectedItems = strategy.total(in: response)
-        if page.captured[JSONKeyPath("incomplete_results")]?.boolValue == true {
-            runner.metrics.flag(CompletenessFlag(
-                source: unit.source, unit: unit.id, message: "the server said incomplete_results: true"))
-        }
-        if runner.pagesInFlightPerUnit > 1, let rest = strategy.remaining(after: response) {
+        noteIncompleteResults(page, index: 0, state: &state)
+        if runner.pagesInFlightPerUnit > 1, let all = strategy.remaining(after: response) {
+            let rest = capped(all, firstItems: page.itemCount, state: &state)
             state.first = StoredPage(response, redact: runner.redact)
             state.pageTotal = rest.count + 1
             state.next = nil
@@ -333,8 +346,10 @@ struct UnitWalker: Sendable {
     {
         var current: PageRequest? = start
         while let request = current {
+            if capReached(state: &state) { return }
             let index = state.pages
             let page = try await fetch(request, index: index, fetcher: fetcher)
+            noteIncompleteResults(page, index: index, state: &state)
             let response = PageResponse(
                 request: request.request, position: request.position, itemCount: page.itemCount,
                 captured: page.captured, head: page.head)
@@ -369,10 +384,72 @@ struct UnitWalker: Sendable {
             } onCancel: {
                 task.cancel()
             }
+            noteIncompleteResults(page, index: state.pages, state: &state)
             state.pages += 1
             state.items += page.itemCount
             try await commits.submit(page, state: state)
         }
+    }
+
+    /// `rest` (every page after the first) cut to the unit's `maxPages` and to the pages `maxItems` needs at the
+    /// first page's size; a cut is flagged in `state`.
+    private func capped(_ rest: [PageRequest], firstItems: Int, state: inout Checkpoint.UnitState) -> [PageRequest] {
+        let total = rest.count + 1
+        var allowed = total
+        var reason = ""
+        if let maxPages = unit.maxPages, maxPages < allowed {
+            allowed = maxPages
+            reason = "max_pages \(maxPages)"
+        }
+        if let maxItems = unit.maxItems, firstItems > 0 {
+            let pages = (maxItems + firstItems - 1) / firstItems
+            if pages < allowed {
+                allowed = pages
+                reason = "max_items \(maxItems)"
+            }
+        }
+        allowed = max(1, allowed)
+        guard allowed < total else { return rest }
+        let announced = state.expectedItems
+        let planned = min(announced ?? Int.max, firstItems * allowed)
+        let of = announced.map { " of \($0) items" } ?? " items"
+        state.setFlag(CompletenessFlag(
+            source: unit.source, unit: unit.id, kind: .capped,
+            message: "capped at \(planned)\(of) (\(reason): \(allowed) of \(total) pages)"))
+        return Array(rest.prefix(allowed - 1))
+    }
+
+    /// Whether a serial walk must stop before its next page because of `maxPages` or `maxItems` (flagged in
+    /// `state` when so).
+    private func capReached(state: inout Checkpoint.UnitState) -> Bool {
+        var reason: String?
+        if let maxPages = unit.maxPages, state.pages >= maxPages { reason = "max_pages \(maxPages)" }
+        if let maxItems = unit.maxItems, state.items >= maxItems { reason = "max_items \(maxItems)" }
+        guard let reason else { return false }
+        let message =
+            if let expected = state.expectedItems {
+                "capped at \(state.items) of \(expected) items (\(reason): \(state.pages) pages)"
+            } else {
+                "capped at \(state.items) items (\(reason): \(state.pages) pages; the server had more)"
+            }
+        state.setFlag(CompletenessFlag(source: unit.source, unit: unit.id, kind: .capped, message: message))
+        return true
+    }
+
+    /// Flags the unit when `page` says `"incomplete_results": true`, listing every such page.
+    private func noteIncompleteResults(_ page: FetchedPage, index: Int, state: inout Checkpoint.UnitState) {
+        guard page.captured[Self.incompleteResults]?.boolValue == true else { return }
+        var indices = state.flag(.incompleteResults)?.pageIndices ?? []
+        guard !indices.contains(index) else { return }
+        indices.append(index)
+        indices.sort()
+        let shown = indices.prefix(10).map(String.init).joined(separator: ", ")
+        let more = indices.count > 10 ? " and \(indices.count - 10) more" : ""
+        state.setFlag(CompletenessFlag(
+            source: unit.source, unit: unit.id, kind: .incompleteResults,
+            message:
+                "the server said incomplete_results: true on \(indices.count) page(s) (page index \(shown)\(more))",
+            pageIndices: indices))
     }
 
     /// The request after a page, refusing a chain that points back at the page it came from.
@@ -410,21 +487,25 @@ struct UnitWalker: Sendable {
             } catch {
                 result = .failure(error)
             }
+            // A rate-limit signal pauses the host before this request's slot is given back, so that no request
+            // waiting for the host slips out between the two.
+            let head: ResponseHead?
+            switch result {
+            case .success(let page): head = page.head
+            case .failure(let failure): head = failure.head
+            }
+            if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+                runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
+            }
             await runner.scheduler.release(host)
             switch result {
             case .success(var page):
                 page.host = host
                 runner.metrics.pageFetched(
                     source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
-                if let wait = RateLimitSignal.wait(status: page.head.status, headers: page.head.headers) {
-                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
-                }
                 return page
             case .failure(let failure):
                 try Task.checkCancellation()
-                if let head = failure.head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
-                    runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
-                }
                 let retry = policy.isRetryable(failure.error) && attempt < policy.attempts
                 runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
                 guard retry else {

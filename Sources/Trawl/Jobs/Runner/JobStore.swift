@@ -10,6 +10,12 @@ import TrawlEngine
 /// is `fsync`ed, and the checkpoint records the new length — so the output always holds whole units in job
 /// order, is identical to an uninterrupted run's, and after a crash is cut back to the recorded length.
 ///
+/// A run that ends with a unit not done (a page failed for good) still makes every item it read readable: at
+/// `close` the segments of the units after the last merged one — a failed unit's kept pages, later units whole —
+/// are appended in job order past the recorded length (the provisional tail). Their segments stay in the state
+/// directory; the next run cuts the output back to the recorded length and merges again as units finish, so a
+/// retry that succeeds ends with the output an uninterrupted run would have written.
+///
 /// All file work runs on one writer thread, in batches: every page committed while the previous batch was
 /// being written shares one `fsync` per file and one checkpoint replacement (group commit).
 final class JobStore: Sendable {
@@ -42,6 +48,15 @@ final class JobStore: Sendable {
         var resumed: Bool
     }
 
+    /// What the store holds when it closes, for the report.
+    struct Closed: Sendable {
+        /// Every unit is merged into its output.
+        var complete: Bool
+        var outputs: [JobReport.OutputRecord]
+        /// Completeness flags of every unit of this run, from this and earlier runs, in job order.
+        var flags: [CompletenessFlag]
+    }
+
     private enum Operation {
         case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: PendingCommit)
         case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
@@ -63,6 +78,7 @@ final class JobStore: Sendable {
         var order: [String: [Int]] = [:]
         var slots: [Int: UnitSlot] = [:]
         var failure: (any Error)?
+        var closed: Closed?
 
         init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
     }
@@ -114,7 +130,8 @@ final class JobStore: Sendable {
                     hint: "use the same flags, or pass --restart")
             }
         }
-        try manager.createDirectory(atPath: segmentDirectory, withIntermediateDirectories: true)
+        try createDirectoryDurably(options.stateDirectory)
+        try createDirectoryDurably(segmentDirectory)
         var checkpoint = existing ?? Checkpoint(
             fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
         let writer = WriterState(checkpoint: checkpoint)
@@ -126,10 +143,12 @@ final class JobStore: Sendable {
         }
         writer.order = order
         for output in Set(units.map(\.output)) {
-            let state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
+            var state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
+            // A provisional tail (an earlier run's, which ended with failures) is cut off below.
+            state.provisional = nil
             checkpoint.outputs[output] = state
             let directory = (output as NSString).deletingLastPathComponent
-            if !directory.isEmpty { try manager.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            if !directory.isEmpty { try createDirectoryDurably(directory) }
             if state.length > 0, !manager.fileExists(atPath: output) {
                 throw JobError.state(
                     "the output \(output) is missing but the checkpoint says it holds \(state.length) bytes",
@@ -186,8 +205,9 @@ final class JobStore: Sendable {
         }
     }
 
-    /// Stops the writer after the queued work; returns whether every unit reached the output.
-    func close() async -> Bool {
+    /// Stops the writer after the queued work. When units are not done, first appends the provisional tail to
+    /// each output (see the type's documentation); an error doing so is reported as the job's error.
+    func close() async throws -> Closed {
         await withCheckedContinuation { continuation in
             let stopped = queue.withLock { queue -> Bool in
                 queue.closed = true
@@ -197,11 +217,9 @@ final class JobStore: Sendable {
             }
             if stopped { continuation.resume() } else { signal.signal() }
         }
-        return writer.checkpoint.complete
+        if let failure = writer.failure { throw failure }
+        return writer.closed ?? Closed(complete: false, outputs: [], flags: [])
     }
-
-    /// Per output: bytes and units committed (read after `close`).
-    var outputStates: [String: Checkpoint.OutputState] { writer.checkpoint.outputs }
 
     private func enqueue(_ operation: Operation) {
         let accepted = queue.withLock { queue -> Bool in
@@ -235,12 +253,78 @@ final class JobStore: Sendable {
                 return .some(queue.onStop)
             }
             if let waiter {
+                finish()
                 for file in writer.outputFiles.values { file.close() }
                 for file in writer.segments.values { file.close() }
                 waiter?.resume()
                 return
             }
         }
+    }
+
+    /// On the writer thread, after the last batch: the provisional tails, then the summary for `close`.
+    private func finish() {
+        guard writer.failure == nil else { return }
+        do {
+            if !writer.checkpoint.complete { try appendProvisionalTails() }
+            writer.closed = summary()
+        } catch {
+            writer.failure = error
+        }
+    }
+
+    /// Appends, past each output's merged units, the segments of the units after them in job order, and records
+    /// the new length as provisional.
+    private func appendProvisionalTails() throws {
+        for (output, ordinals) in writer.order {
+            guard var state = writer.checkpoint.outputs[output], let file = writer.outputFiles[output],
+                state.merged < ordinals.count
+            else { continue }
+            for ordinal in ordinals[state.merged...] {
+                guard let unit = writer.checkpoint.units[String(ordinal)], unit.segment > 0 else { continue }
+                let path = segmentDirectory + "/\(ordinal).jsonl"
+                let copied = try file.appendContents(ofFile: path)
+                guard copied == unit.segment else {
+                    throw JobError.state(
+                        "the segment \(path) holds \(copied) bytes but the checkpoint recorded \(unit.segment)",
+                        hint: "it was changed outside trawl; pass --restart to fetch everything again")
+                }
+            }
+            try file.sync()
+            state.provisional = file.length
+            writer.checkpoint.outputs[output] = state
+        }
+        try writeCheckpoint()
+    }
+
+    /// What each output holds and every unit's completeness flags, from the checkpoint.
+    private func summary() -> Closed {
+        let checkpoint = writer.checkpoint
+        var outputs: [JobReport.OutputRecord] = []
+        for (output, ordinals) in writer.order {
+            let state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
+            var record = JobReport.OutputRecord(
+                path: output, bytes: state.provisional ?? state.length, units: state.merged, settledBytes: state.length,
+                incomplete: [])
+            for ordinal in ordinals.dropFirst(state.merged) {
+                let unit = checkpoint.units[String(ordinal)]
+                if unit?.status == .done {
+                    record.units += 1
+                } else {
+                    record.incomplete.append(JobReport.IncompleteUnit(
+                        unit: writer.slots[ordinal]?.id ?? String(ordinal), pages: unit?.pages ?? 0,
+                        items: unit?.items ?? 0))
+                }
+            }
+            outputs.append(record)
+        }
+        var flags: [CompletenessFlag] = []
+        for ordinal in writer.slots.keys.sorted() {
+            let key = String(ordinal)
+            flags += checkpoint.flags?[key] ?? checkpoint.units[key]?.flags ?? []
+        }
+        return Closed(
+            complete: checkpoint.complete, outputs: outputs.sorted { $0.path < $1.path }, flags: flags)
     }
 
     /// Writes one batch: segments, their `fsync`, merges, the checkpoint; then wakes the callers.
@@ -303,6 +387,9 @@ final class JobStore: Sendable {
                     try file.appendContents(ofFile: segment.path)
                     removable.append(segment.path)
                 }
+                if let flags = unit.flags, !flags.isEmpty {
+                    writer.checkpoint.flags = (writer.checkpoint.flags ?? [:]).merging([String(ordinal): flags]) { $1 }
+                }
                 writer.checkpoint.units[String(ordinal)] = nil
                 state.merged += 1
                 changed = true
@@ -317,6 +404,21 @@ final class JobStore: Sendable {
             (writer.checkpoint.outputs[output]?.merged ?? 0) == ordinals.count
         }
         return removable
+    }
+
+    /// Creates `path` (and missing parents) and `fsync`s the parent of each directory created, so the files the
+    /// checkpoint names cannot lose their directory in a power loss.
+    private static func createDirectoryDurably(_ path: String) throws {
+        let manager = FileManager.default
+        var missing: [String] = []
+        var current = (path as NSString).standardizingPath
+        while !current.isEmpty, current != "/", !manager.fileExists(atPath: current) {
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        guard !missing.isEmpty else { return }
+        try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for directory in missing.reversed() { try DurableFiles.syncDirectory(containing: directory) }
     }
 
     private func writeCheckpoint() throws {

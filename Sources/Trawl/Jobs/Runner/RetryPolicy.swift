@@ -91,7 +91,6 @@ public enum RateLimitSignal {
                 return .seconds(max(0, reset))
             }
         }
-        if status == 429 { return nil }
         return nil
     }
 
