@@ -38,7 +38,8 @@ extension TestServer {
             &fault_KIND=P1,P2,...         pages that misbehave on their first fault_times (default 1) requests;
                                           KIND: 429 (Retry-After: retry_after, default 1; retry_after_date=1
                                           for an HTTP date), 5xx (503), reset (half the body, RST),
-                                          trunc (half the body, FIN), drip (body over drip_ms, default 500)
+                                          trunc (half the body, FIN), drip (body over drip_ms, default 500),
+                                          hold (half the body, then silence), 404
             &rate_KIND=R                  KIND 429|5xx|reset|trunc for a deterministic fraction R of targets
             &ratelimit_page=P             page P: 200 with X-RateLimit-Remaining: 0, X-RateLimit-Reset: epoch
                                           (ratelimit_style=ietf: RateLimit-Remaining: 0, RateLimit-Reset: delta)

@@ -22,6 +22,10 @@ enum PagedFault {
         case reset
         /// Full `Content-Length`, about half the body, then a clean close (FIN).
         case trunc
+        /// Full `Content-Length`, about half the body, then nothing: the connection stays open and silent until
+        /// the client gives up (its stall timeout) or goes away. A walk held at a known page, for tests that
+        /// must catch a client mid-walk however slowly they poll.
+        case hold
         /// The full body in about ten pieces spread over `drip_ms`.
         case drip
         /// 404 with a JSON error body: a client error that is not retried, so the page fails for good until a
@@ -71,11 +75,11 @@ enum PagedFault {
             return .error(503, "service unavailable (transient fault)", [pageMember])
         case .notFound:
             return .error(404, "not found (transient fault)", [pageMember])
-        case .reset, .trunc:
+        case .reset, .trunc, .hold:
             guard case .buffer(let body) = normal.body else { return normal }
             var cut = normal
             cut.body = .buffer(body.getSlice(at: body.readerIndex, length: body.readableBytes / 2) ?? ByteBuffer())
-            cut.ending = kind == .reset ? .reset : .close
+            cut.ending = kind == .reset ? .reset : kind == .hold ? .hold : .close
             cut.isFault = true
             return cut
         case .drip:

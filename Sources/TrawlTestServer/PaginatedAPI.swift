@@ -25,6 +25,7 @@
 /// - `fault_5xx=P1,...`: 503 with a JSON error body.
 /// - `fault_reset=P1,...`: the full head (`Content-Length` of the whole body), about half the body, then a TCP RST.
 /// - `fault_trunc=P1,...`: the same, then a clean close (FIN): a truncated body.
+/// - `fault_hold=P1,...`: the same, then silence with the connection open (the client's stall timeout ends it).
 /// - `fault_drip=P1,...`: the correct response, its body in about ten pieces over `drip_ms` (default 500).
 /// - `fault_404=P1,...`: 404 with a JSON error body (not retried by clients: the page fails until asked again).
 /// - `rate_429=R`, `rate_5xx=R`, `rate_reset=R`, `rate_trunc=R` (R in 0...1): a page is faulty when a

@@ -474,17 +474,17 @@ struct FetchCLITests {
                 """
                 sources:
                   - name: pages
-                    url: "\(server.url("/paged/page?n=1500&per_page=10&jitter=6&token=${TRAWL_TEST_TOKEN}"))"
+                    url: "\(server.url("/paged/page?n=1500&per_page=10&jitter=6&fault_hold=8&token=${TRAWL_TEST_TOKEN}"))"
                     headers: {Authorization: "Bearer ${TRAWL_TEST_TOKEN}"}
                     paginate: {style: page, total_pages: total_pages}
                     items: items
                   - name: cursor
-                    url: "\(server.url("/paged/cursor?n=3000&limit=10&delay=5&jitter=12&key=${TRAWL_TEST_TOKEN}&token=${TRAWL_TEST_TOKEN}"))"
+                    url: "\(server.url("/paged/cursor?n=3000&limit=10&delay=5&jitter=12&fault_hold=12&key=${TRAWL_TEST_TOKEN}&token=${TRAWL_TEST_TOKEN}"))"
                     headers: {Authorization: "Bearer ${TRAWL_TEST_TOKEN}"}
                     paginate: {style: "cursor:data.-1.id", param: starting_after}
                     items: data
                   - name: link
-                    url: "\(server.url("/paged/link?n=1500&per_page=10&jitter=6&token=${TRAWL_TEST_TOKEN}"))"
+                    url: "\(server.url("/paged/link?n=1500&per_page=10&jitter=6&fault_hold=12&token=${TRAWL_TEST_TOKEN}"))"
                     headers: {Authorization: "Bearer ${TRAWL_TEST_TOKEN}"}
                     paginate: link
                     items: ""
@@ -510,9 +510,10 @@ struct FetchCLITests {
                 }
             }
 
-            // Killed mid-walk (the cursor chain takes several seconds, so a busy test process still sees it):
-            // the link unit's next URL (from the server's Link header, with the token), the
-            // cursor unit's next cursor and the page unit's first page are in the checkpoint.
+            // Killed mid-walk: each walk is held at one page (half its body, then silence: `fault_hold`, first request
+            // only), so however late a busy test process looks, the link unit's next URL (from the server's Link
+            // header, with the token), the cursor unit's next cursor and the page unit's first page are in the
+            // checkpoint and the job is still running.
             let child = try TrawlProcess(command + ["-q"], in: workspace, environment: environment)
             let midway = try await waitUntil(child) {
                 let checkpoint = workspace.text("st/checkpoint.json")
