@@ -238,9 +238,25 @@ final class JobStore: Sendable {
         }
     }
 
+    /// The shortest time between the starts of two batches while pages keep coming: a fast walk would otherwise
+    /// commit every few pages, each commit costing three `fsync`s (segment, checkpoint, directory); waiting a
+    /// little lets one commit carry a few hundred pages (the units meanwhile fetch on; see `CommitPipeline`).
+    static let minimumBatchInterval = Duration.milliseconds(20)
+
     private func runWriter() {
+        let clock = ContinuousClock()
+        var lastBatch: ContinuousClock.Instant?
         while true {
             signal.wait()
+            if let lastBatch {
+                let due = lastBatch + Self.minimumBatchInterval
+                let now = clock.now
+                if now < due, !queue.withLock({ $0.closed }) {
+                    let wait = now.duration(to: due)
+                    usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
+                }
+            }
+            lastBatch = clock.now
             let (batch, closed) = queue.withLock { queue -> ([Operation], Bool) in
                 defer { queue.operations.removeAll() }
                 return (queue.operations, queue.closed)
