@@ -24,6 +24,8 @@ enum PagedFault {
         case trunc
         /// The full body in about ten pieces spread over `drip_ms`.
         case drip
+        /// Full `Content-Length`, about half the body, then the connection stays open and silent.
+        case hold
 
         /// The kinds a rate can select, in the order they share the unit interval.
         static let byRate: [Kind] = [.tooManyRequests, .unavailable, .reset, .trunc]
@@ -32,7 +34,7 @@ enum PagedFault {
         /// partition `0 ..< 1` in ``byRate`` order and a target's hash picks one point in it, so the
         /// choice is deterministic and the kinds never overlap.
         static func chosen(page: Int, target: RequestTarget, rawTarget: String) -> Kind? {
-            for kind in allCases where pages(target.value("fault_" + kind.rawValue)).contains(page) {
+            for kind in allCases where PagedFault.pages(target.value("fault_" + kind.rawValue)).contains(page) {
                 return kind
             }
             var threshold = 0.0
@@ -46,11 +48,12 @@ enum PagedFault {
             }
             return nil
         }
+    }
 
-        private static func pages(_ list: String?) -> Set<Int> {
-            guard let list else { return [] }
-            return Set(list.split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) })
-        }
+    /// The page numbers of a list like `2,5, 7`.
+    static func pages(_ list: String?) -> Set<Int> {
+        guard let list else { return [] }
+        return Set(list.split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) })
     }
 
     /// `normal` (the page's correct response) turned into the fault `kind`.
@@ -66,11 +69,11 @@ enum PagedFault {
             return .json(429, body, headers: [("Retry-After", value)])
         case .unavailable:
             return .error(503, "service unavailable (transient fault)", [pageMember])
-        case .reset, .trunc:
+        case .reset, .trunc, .hold:
             guard case .buffer(let body) = normal.body else { return normal }
             var cut = normal
             cut.body = .buffer(body.getSlice(at: body.readerIndex, length: body.readableBytes / 2) ?? ByteBuffer())
-            cut.ending = kind == .reset ? .reset : .close
+            cut.ending = kind == .reset ? .reset : kind == .hold ? .hold : .close
             cut.isFault = true
             return cut
         case .drip:

@@ -28,6 +28,7 @@ public actor PaginatedList<Item: Decodable & Sendable> {
     public private(set) var paginator: Paginator<Item>
     private var items: [Item] = []
     private var pending: PageRequest?
+    private var pagesSeen = PageLoopGuard()
     private var pagesLoaded = 0
     private var isLoading = false
     private var error: PaginationError?
@@ -38,7 +39,9 @@ public actor PaginatedList<Item: Decodable & Sendable> {
 
     public init(_ paginator: Paginator<Item>) {
         self.paginator = paginator
-        self.pending = paginator.strategy.first(paginator.request)
+        let first = paginator.strategy.first(paginator.request)
+        self.pending = first
+        self.pagesSeen.visit(first, index: 0)
     }
 
     /// The current state.
@@ -116,7 +119,10 @@ public actor PaginatedList<Item: Decodable & Sendable> {
         pagesLoaded = 0
         error = nil
         isLoading = false
-        pending = paginator.strategy.first(paginator.request)
+        let first = paginator.strategy.first(paginator.request)
+        pending = first
+        pagesSeen = PageLoopGuard()
+        pagesSeen.visit(first, index: 0)
     }
 
     private func finish(
@@ -131,6 +137,11 @@ public actor PaginatedList<Item: Decodable & Sendable> {
             pagesLoaded += 1
             error = nil
             pending = paginator.strategy.next(after: fetched.response)
+            if let next = pending, let earlier = pagesSeen.visit(next, index: pagesLoaded) {
+                pending = nil
+                error = PageLoopGuard.loopError(
+                    next: next, index: pagesLoaded, after: fetched.response.position, earlier: earlier)
+            }
         case .failure(let failure):
             error = failure
         }

@@ -192,6 +192,7 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
         private var plan: [PageRequest] = []
         private var planned = 0
         private let inFlight = InFlightPages<Item>()
+        private var pagesSeen = PageLoopGuard()
 
         init(paginator: Paginator<Item>) { self.paginator = paginator }
 
@@ -213,7 +214,9 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
             case .failed(let error):
                 throw error
             case .start:
-                var (page, response) = try await paginator.fetch(strategy.first(paginator.request), index: 0)
+                let first = strategy.first(paginator.request)
+                pagesSeen.visit(first, index: 0)
+                var (page, response) = try await paginator.fetch(first, index: 0)
                 index = 1
                 if paginator.concurrency > 1, let rest = strategy.remaining(after: response) {
                     plan = rest
@@ -255,18 +258,12 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
             }
         }
 
-        /// The serial state after a page; a strategy that points back at the same page fails the next step
-        /// instead of looping forever.
-        private func chain(after page: PageResponse, next: PageRequest?) -> State {
-            guard let next, next.position == page.position || next.request.url == page.request.url else {
-                return .serial(next: next)
-            }
-            let loop = TrawlError(
-                code: .invalidBody, message: "the page after \(page.position) is the same page: a pagination loop",
-                hint: "check the cursor or next-page key path", method: next.request.method.rawValue,
-                url: next.request.url)
-            return .failed(
-                PaginationError(position: next.position, index: index, url: next.request.url, underlying: loop))
+        /// The serial state after a page; a strategy that points back at any page of this walk fails the next
+        /// step instead of looping forever.
+        private mutating func chain(after page: PageResponse, next: PageRequest?) -> State {
+            guard let next else { return .serial(next: nil) }
+            guard let earlier = pagesSeen.visit(next, index: index) else { return .serial(next: next) }
+            return .failed(PageLoopGuard.loopError(next: next, index: index, after: page.position, earlier: earlier))
         }
 
         /// Starts planned pages until `concurrency` are in flight or waiting in order.
