@@ -55,7 +55,8 @@ struct PaginationRouteTests {
                     of: ProtectedThings(count: 25), as: Thing.self, at: "items", style: .page()) {}
                 Issue.record("expected the first page to fail without credentials")
             } catch let error as PaginationError {
-                #expect((error.underlying as? TrawlError)?.status == 401)
+                #expect(error.status == 401)
+                #expect(error.apiError(NoErrorModel.self)?.kind == .status)
             }
         }
     }

@@ -40,7 +40,7 @@ public struct LoggingObserver: RequestObserver {
     public func didReceive(_ response: RawResponse, for request: Request, duration: Duration) {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         let source = response.isStub ? " (stub)" : ""
-        let outcome = "\(response.status) in \(milliseconds)ms, \(response.body.count) bytes\(source)"
+        let outcome = "\(response.status) in \(milliseconds)ms, \(response.bodySize) bytes\(source)"
         logger.log(level: level, "\(request.method) \(url(request.url)) -> \(outcome)")
         if let headersLevel {
             logger.log(

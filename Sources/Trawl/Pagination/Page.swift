@@ -64,4 +64,38 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "\(position) (page index \(index), \(url)) failed: \(underlying)"
     }
+
+    /// The HTTP status of the failed page, when a response arrived (from the `APIError` or `TrawlError` inside).
+    public var status: Int? { (underlying as? any HTTPStatusCarrying)?.httpStatus }
+
+    /// The failed page's decoded error body, when the paginator came from an ``API`` whose route names
+    /// `Model` as its `ErrorModel` and the body parsed.
+    ///
+    /// ```swift
+    /// catch let error as PaginationError {
+    ///     print(error.status ?? 0, error.errorModel(GitHubError.self)?.message ?? "")
+    /// }
+    /// ```
+    public func errorModel<Model: Decodable & Sendable>(_ type: Model.Type) -> Model? {
+        (underlying as? APIError<Model>)?.errorModel
+    }
+
+    /// The route's error inside, when the paginator came from an ``API`` whose route names `Model` as its
+    /// `ErrorModel`.
+    public func apiError<Model: Decodable & Sendable>(_ type: Model.Type) -> APIError<Model>? {
+        underlying as? APIError<Model>
+    }
+}
+
+/// The errors that may carry an HTTP status, whatever their generic parameters.
+protocol HTTPStatusCarrying {
+    var httpStatus: Int? { get }
+}
+
+extension TrawlError: HTTPStatusCarrying {
+    var httpStatus: Int? { status }
+}
+
+extension APIError: HTTPStatusCarrying {
+    var httpStatus: Int? { status }
 }
