@@ -54,6 +54,10 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong (usually a `TrawlError`).
     public var underlying: any Error
 
+    /// Query parameter names hidden in `description` on top of `Redaction`'s defaults (lowercased): the failed
+    /// request's `sensitiveQueryParameters`.
+    var sensitiveQueryParameters: Set<String> = []
+
     public init(position: PagePosition, index: Int, url: String, underlying: any Error) {
         self.position = position
         self.index = index
@@ -61,8 +65,18 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// The failure of `request`'s page, whose sensitive query parameters `description` hides.
+    init(position: PagePosition, index: Int, request: Request, underlying: any Error) {
+        self.init(position: position, index: index, url: request.url, underlying: underlying)
+        sensitiveQueryParameters = Set(request.sensitiveQueryParameters.map { $0.lowercased() })
+    }
+
+    /// Which page failed, its URL and why, with credentials hidden: the values of sensitive query parameters
+    /// (the defaults of `Redaction` and the request's `sensitiveQueryParameters`) in every URL of the text.
     public var description: String {
-        "\(position) (page index \(index), \(url)) failed: \(underlying)"
+        Redaction.text(
+            "\(position) (page index \(index), \(url)) failed: \(underlying)",
+            names: Redaction.defaultQueryNames.union(sensitiveQueryParameters))
     }
 
     /// The HTTP status of the failed page, when a response arrived (from the `APIError` or `TrawlError` inside).

@@ -30,7 +30,7 @@ struct PageLoopGuard: Sendable {
                 + "a pagination loop",
             hint: "the server repeats a cursor or next link; check the cursor or next-page key path",
             method: next.request.method.rawValue, url: next.request.url)
-        return PaginationError(position: next.position, index: index, url: next.request.url, underlying: loop)
+        return PaginationError(position: next.position, index: index, request: next.request, underlying: loop)
     }
 
     private static func key(_ kind: Int, _ value: some Hashable) -> Int {

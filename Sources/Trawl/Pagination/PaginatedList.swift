@@ -85,7 +85,7 @@ public actor PaginatedList<Item: Decodable & Sendable> {
                 result = .failure(error)
             } catch {
                 result = .failure(PaginationError(
-                    position: request.position, index: index, url: request.request.url, underlying: error))
+                    position: request.position, index: index, request: request.request, underlying: error))
             }
             self.finish(result, generation: generation)
         }

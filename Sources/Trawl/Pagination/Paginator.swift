@@ -161,7 +161,7 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
                 code: .invalidBody, message: "the page failed", method: request.method.rawValue, url: request.url)
         }
         for observer in observers { observer.didFail(underlying, for: request) }
-        return PaginationError(position: page.position, index: index, url: request.url, underlying: underlying)
+        return PaginationError(position: page.position, index: index, request: request, underlying: underlying)
     }
 }
 

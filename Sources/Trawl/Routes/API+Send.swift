@@ -83,6 +83,8 @@ extension API {
             notifyFailure(failure, placeholder)
             throw failure
         }
+        // The client strips these on redirects anyway; on the request, observers and errors hide them too.
+        request.sensitiveHeaders.formUnion(client.configuration.sensitiveHeaders)
         var context = AdapterContext(authentication: route.authentication, attempt: attempt)
         do {
             for adapter in adapters {
