@@ -87,7 +87,8 @@ struct PaginationRetrierStubTests {
             #expect(error.apiError(NoErrorModel.self)?.response?.isStub == true)
         }
 
-        // A route without a stub fails while stubbing is always on; with `.whenAvailable` it goes to the network.
+        // A route without a stub fails while stubbing is always on (`StubPaginationTests` covers
+        // `.whenAvailable`, where it goes to the network).
         api.stubbing = .always
         do {
             for try await _ in try await api.items(

@@ -58,9 +58,9 @@ extension API {
         }
         let behavior = route.stubbing ?? stubbing
         if behavior != .never {
-            let stub = route.stub
+            let routeStub = route.stub
             paginator.stub = { request in
-                guard let stub else {
+                guard let stub = routeStub?.resolved(for: request) else {
                     if behavior == .whenAvailable { return nil }
                     throw TrawlError(
                         code: .invalidRequest, message: "stubbing is on and the route has no stub",

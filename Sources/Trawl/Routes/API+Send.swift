@@ -122,6 +122,7 @@ extension API {
     }
 
     private func serve(_ stub: Stub, _ request: Request) async throws -> RawResponse {
+        let stub = stub.resolved(for: request)
         if let delay = stub.delay { try await Task.sleep(for: delay) }
         if let error = stub.error { throw error }
         return RawResponse(status: stub.status, headers: stub.headers, url: request.url, body: stub.body, isStub: true)
