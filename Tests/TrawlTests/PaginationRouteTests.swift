@@ -7,8 +7,12 @@ struct PagedThings: GetRoute {
     typealias Output = EmptyResponse
     let style: String
     let count: Int
+    var extra: QueryParameters = [:]
     var path: RoutePath { "paged/\(style)" }
-    var query: QueryParameters { ["n": .int(count), "per_page": 10] }
+    var query: QueryParameters {
+        let base: QueryParameters = ["n": .int(count), "per_page": 10]
+        return base.merging(extra)
+    }
 }
 
 struct ProtectedThings: GetRoute {
