@@ -9,6 +9,9 @@
 /// await list.loadNextPage()                  // when the user scrolls to the end
 /// await list.setQuery("q", to: "swift")      // new search: cancels, clears, loads the first page
 /// ```
+///
+/// For a ``PaginatedRoute``, `api.list(of:as:)` makes a ``PaginatedRouteList``, which changes the search and
+/// the filter through the route, with their types.
 public actor PaginatedList<Item: Decodable & Sendable> {
     /// What the list holds at one moment.
     public struct Snapshot: Sendable {
@@ -108,6 +111,13 @@ public actor PaginatedList<Item: Decodable & Sendable> {
     /// Sets the query parameter `name` to `value` (a new search term or filter), then refreshes.
     public func setQuery(_ name: String, to value: String) async {
         paginator.request = paginator.request.settingQuery(name, to: value)
+        await refresh()
+    }
+
+    /// Walks another paginator from now on (a new route, query or filter): cancels what is in flight, clears
+    /// the items and loads the first page.
+    public func replace(_ paginator: Paginator<Item>) async {
+        self.paginator = paginator
         await refresh()
     }
 
