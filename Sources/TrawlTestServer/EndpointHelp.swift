@@ -31,6 +31,7 @@ extension TestServer {
         GET /headers?Name=value&...       each query pair as a response header, in order; body {}
         GET /close                        {} with Connection: close, then closes
         GET /protected?token=T            {"ok":true} with Authorization: Bearer T, else 401 {"error", "code"}
+        GET /search/repositories?q=Q&per_page=K   the README's search: /paged/page over 250 items
         GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|token|next|link (delay,
                                           delay_page, jitter, fail_page); token: next_cursor "" at the end,
                                           end=null for null, loop_to=P for a cursor cycle back to page P

@@ -45,9 +45,11 @@
 /// GET /paged/link?page=5&rate_5xx=0.05&tag=books     -> 503 for about one page in twenty, the first time
 /// ```
 enum PaginatedAPI {
-    static func response(for request: InboundRequest, style: Substring, book: RequestBook) -> Response {
+    static func response(
+        for request: InboundRequest, style: Substring, book: RequestBook, defaultCount: Int = 100
+    ) -> Response {
         let target = request.target
-        let count = max(0, target.int("n") ?? 100)
+        let count = max(0, target.int("n") ?? defaultCount)
         let size = max(1, target.int("per_page") ?? target.int("limit") ?? 10)
         let pageCount = (count + size - 1) / size
         let start: Int
@@ -80,6 +82,12 @@ enum PaginatedAPI {
         let wait = delay + (jitter > 0 ? Int.random(in: 0...jitter) : 0)
         if wait > 0 { response.delay = .milliseconds(Int64(wait)) }
         return response
+    }
+
+    /// `/search/repositories?q=Q&per_page=K&page=P`: the README's GitHub-like search, the `page` style over
+    /// 250 items by default (`{"items":[…],"page":P,"total_count":250,"total_pages":…}`); `q` is ignored.
+    static func gitHubSearch(for request: InboundRequest, book: RequestBook) -> Response {
+        response(for: request, style: "page", book: book, defaultCount: 250)
     }
 
     private static func body(
