@@ -139,7 +139,8 @@ public struct RequestBody: Sendable {
         RequestBody(source: .stream(chunks, length: length), contentType: contentType)
     }
 
-    var isReplayable: Bool {
+    /// Whether the body can be sent again (for a redirect or a retry): `false` for a one-shot stream.
+    public var isReplayable: Bool {
         if case .stream = source { return false }
         return true
     }

@@ -9,7 +9,8 @@
 /// - `page?page=P`: `{"items":[...],"page":P,"total_count":N,"total_pages":T}`
 /// - `offset?offset=O&limit=L`: `{"items":[...],"offset":O,"total":N}`
 /// - `cursor?limit=L&starting_after=ID`: `{"data":[...],"has_more":B}` (Stripe-like)
-/// - `next?page=P`: `{"results":[...],"next":"http://host/paged/next?page=P+1..."|null,"count":N}`
+/// - `next?page=P`: `{"results":[...],"next":"http://host/paged/next?page=P+1..."|null,"count":N}`;
+///   `relative=1` sends `/paged/next?page=P+1...` (a URL relative to the page's).
 /// - `token?cursor=C`: `{"items":[...],"next_cursor":"cS"}` where `S` is the next page's first id; the last
 ///   page's `next_cursor` is `""` (`end=null` sends `null`), and a missing or unknown cursor is the first page.
 ///   `loop_to=P` makes the last page point back at page P's cursor (a broken server's cursor cycle).
@@ -120,7 +121,8 @@ enum PaginatedAPI {
             }
             return .json(200, JSONText.object([("items", items), ("next_cursor", next)]))
         case "next":
-            let prefix = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let host = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let prefix = target.flag("relative") ? "" : host
             let next = page < pages ? JSONText.string(prefix + link(target, page: page + 1)) : "null"
             var members = [("results", items), ("next", next)]
             if withTotal { members.append(("count", String(count))) }

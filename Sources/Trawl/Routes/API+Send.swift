@@ -59,9 +59,26 @@ extension API {
                     notifyFailure(failure, request)
                     throw failure
                 }
-                if again {
+                if again, route.body.isReplayable {
                     attempt += 1
                     continue
+                }
+                if again {
+                    // A part read from an async sequence is gone: resending would send the form without it.
+                    let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
+                    let unrepeatable = TrawlError(
+                        code: .invalidRequest,
+                        message: "the retrier asked to send the request again after HTTP \(response.status), "
+                            + "but its body streams from an async sequence, which can be sent only once; "
+                            + "it was not sent again",
+                        hint: "append the part as bytes or a file (appendFile) so that it can be retried, or make "
+                            + "sure the credentials are fresh before sending",
+                        method: request.method.rawValue, url: request.url, status: response.status)
+                    let failure = APIError<R.ErrorModel>(
+                        kind: .status, request: request, response: response, errorModel: model,
+                        underlying: unrepeatable)
+                    notifyFailure(failure, request)
+                    throw failure
                 }
             }
             let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
