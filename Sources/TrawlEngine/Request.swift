@@ -60,6 +60,9 @@ public struct Request: Sendable {
     /// Header names (any case) removed whenever a redirect changes scheme, host or port, in addition to
     /// `Authorization`, `Cookie`, `Proxy-Authorization` and the client's `sensitiveHeaders`.
     public var sensitiveHeaders: Set<String>
+    /// Query parameter names (any case) whose values are credentials: loggers and error descriptions hide them
+    /// (Trawl's `APIKeyAdapter(.query(name))` adds its name here).
+    public var sensitiveQueryParameters: Set<String>
     /// Overrides the client's redirect policy for this request.
     public var redirects: RedirectPolicy?
     /// Called on the engine's loop thread whenever the byte counts change. Keep it short.
@@ -81,6 +84,7 @@ public struct Request: Sendable {
         self.timeouts = Timeouts.Override()
         self.maxBodySize = nil
         self.sensitiveHeaders = []
+        self.sensitiveQueryParameters = []
         self.redirects = nil
         self.onProgress = nil
     }
@@ -135,7 +139,8 @@ public struct RequestBody: Sendable {
         RequestBody(source: .stream(chunks, length: length), contentType: contentType)
     }
 
-    var isReplayable: Bool {
+    /// Whether the body can be sent again (for a redirect or a retry): `false` for a one-shot stream.
+    public var isReplayable: Bool {
         if case .stream = source { return false }
         return true
     }

@@ -33,7 +33,10 @@ extension TestServer {
         GET /headers?Name=value&...       each query pair as a response header, in order; body {}
         GET /close                        {} with Connection: close, then closes
         GET /protected?token=T            {"ok":true} with Authorization: Bearer T, else 401 {"error", "code"}
-        GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|next|link (delay, jitter, fail_page)
+        GET /search/repositories?q=Q&per_page=K   the README's search: /paged/page over 250 items
+        GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|token|next|link (delay,
+                                          delay_page, jitter, fail_page); token: next_cursor "" at the end,
+                                          end=null for null, loop_to=P for a cursor cycle back to page P
             &tag=X                        realistic items (tag, score, created_at, active), deterministic per (X, id)
             &fault_KIND=P1,P2,...         pages that misbehave on their first fault_times (default 1) requests;
                                           KIND: 429 (Retry-After: retry_after, default 1; retry_after_date=1

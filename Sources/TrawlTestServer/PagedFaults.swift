@@ -39,7 +39,7 @@ enum PagedFault {
         /// partition `0 ..< 1` in ``byRate`` order and a target's hash picks one point in it, so the
         /// choice is deterministic and the kinds never overlap.
         static func chosen(page: Int, target: RequestTarget, rawTarget: String) -> Kind? {
-            for kind in allCases where pages(target.value("fault_" + kind.rawValue)).contains(page) {
+            for kind in allCases where PagedFault.pages(target.value("fault_" + kind.rawValue)).contains(page) {
                 return kind
             }
             var threshold = 0.0
@@ -53,11 +53,12 @@ enum PagedFault {
             }
             return nil
         }
+    }
 
-        private static func pages(_ list: String?) -> Set<Int> {
-            guard let list else { return [] }
-            return Set(list.split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) })
-        }
+    /// The page numbers of a list like `2,5, 7`.
+    static func pages(_ list: String?) -> Set<Int> {
+        guard let list else { return [] }
+        return Set(list.split(separator: ",").compactMap { Int($0.trimmingPrefix(" ")) })
     }
 
     /// `normal` (the page's correct response) turned into the fault `kind`.

@@ -1,14 +1,19 @@
 /// `/paged/STYLE`: a synthetic API of `n` items `{"id":i,"name":"item-i"}` (i in 0..<n) in every pagination style.
 ///
 /// Common query parameters: `n` (items, default 100), `per_page` or `limit` (page size, default 10),
-/// `total=0` (leave totals out), `delay=MS` (wait before answering), `jitter=MS` (a random extra wait per page),
+/// `total=0` (leave totals out), `delay=MS` (wait before answering; with `delay_page=P1,P2,...` only those
+/// pages wait), `jitter=MS` (a random extra wait per page),
 /// `fail_page=K` (page K, counted from 1, answers 500 every time); `token=T` answers 401 to any
 /// page without `Authorization: Bearer T`.
 ///
 /// - `page?page=P`: `{"items":[...],"page":P,"total_count":N,"total_pages":T}`
 /// - `offset?offset=O&limit=L`: `{"items":[...],"offset":O,"total":N}`
 /// - `cursor?limit=L&starting_after=ID`: `{"data":[...],"has_more":B}` (Stripe-like)
-/// - `next?page=P`: `{"results":[...],"next":"http://host/paged/next?page=P+1..."|null,"count":N}`
+/// - `next?page=P`: `{"results":[...],"next":"http://host/paged/next?page=P+1..."|null,"count":N}`;
+///   `relative=1` sends `/paged/next?page=P+1...` (a URL relative to the page's).
+/// - `token?cursor=C`: `{"items":[...],"next_cursor":"cS"}` where `S` is the next page's first id; the last
+///   page's `next_cursor` is `""` (`end=null` sends `null`), and a missing or unknown cursor is the first page.
+///   `loop_to=P` makes the last page point back at page P's cursor (a broken server's cursor cycle).
 /// - `link?page=P`: a bare array with GitHub-like `Link` headers (`first`, `prev`, `next`, `last`);
 ///   `relative=1` sends relative targets; `total=0` leaves `last` out.
 ///
@@ -47,9 +52,11 @@
 /// GET /paged/link?page=5&rate_5xx=0.05&tag=books     -> 503 for about one page in twenty, the first time
 /// ```
 enum PaginatedAPI {
-    static func response(for request: InboundRequest, style: Substring, book: RequestBook) -> Response {
+    static func response(
+        for request: InboundRequest, style: Substring, book: RequestBook, defaultCount: Int = 100
+    ) -> Response {
         let target = request.target
-        let count = max(0, target.int("n") ?? 100)
+        let count = max(0, target.int("n") ?? defaultCount)
         let size = max(1, target.int("per_page") ?? target.int("limit") ?? 10)
         let pageCount = (count + size - 1) / size
         let start: Int
@@ -57,12 +64,14 @@ enum PaginatedAPI {
         case "page", "next", "link": start = (max(1, target.int("page") ?? 1) - 1) * size
         case "offset": start = max(0, target.int("offset") ?? 0)
         case "cursor": start = target.int("starting_after").map { $0 + 1 } ?? 0
+        case "token": start = target.value("cursor").flatMap { $0.first == "c" ? Int($0.dropFirst()) : nil } ?? 0
         default: return .error(404, "unknown pagination style", [("style", JSONText.string(String(style)))])
         }
         let end = min(count, start + size)
         let ids = start < end ? Array(start..<end) : []
         let pageNumber = start / size + 1
-        var response = body(style, target, ids: ids, page: pageNumber, pages: pageCount, count: count, request: request)
+        var response = body(
+            style, target, ids: ids, page: pageNumber, size: size, pages: pageCount, count: count, request: request)
         if let token = target.value("token"), request.head.headers["Authorization"].first != "Bearer " + token {
             response = .error(401, "bad credentials", [("page", String(pageNumber))])
         } else if let failing = target.int("fail_page"), failing == pageNumber {
@@ -77,13 +86,21 @@ enum PaginatedAPI {
             }
         }
         let jitter = max(0, target.int("jitter") ?? 0)
-        let wait = max(0, target.int("delay") ?? 0) + (jitter > 0 ? Int.random(in: 0...jitter) : 0)
+        let delayed = target.value("delay_page").map { PagedFault.pages($0).contains(pageNumber) } ?? true
+        let delay = delayed ? max(0, target.int("delay") ?? 0) : 0
+        let wait = delay + (jitter > 0 ? Int.random(in: 0...jitter) : 0)
         if wait > 0 { response.delay = .milliseconds(Int64(wait)) }
         return response
     }
 
+    /// `/search/repositories?q=Q&per_page=K&page=P`: the README's GitHub-like search, the `page` style over
+    /// 250 items by default (`{"items":[…],"page":P,"total_count":250,"total_pages":…}`); `q` is ignored.
+    static func gitHubSearch(for request: InboundRequest, book: RequestBook) -> Response {
+        response(for: request, style: "page", book: book, defaultCount: 250)
+    }
+
     private static func body(
-        _ style: Substring, _ target: RequestTarget, ids: [Int], page: Int, pages: Int, count: Int,
+        _ style: Substring, _ target: RequestTarget, ids: [Int], page: Int, size: Int, pages: Int, count: Int,
         request: InboundRequest
     ) -> Response {
         let withTotal = target.value("total") != "0"
@@ -105,8 +122,19 @@ enum PaginatedAPI {
             return .json(200, JSONText.object(members))
         case "cursor":
             return .json(200, JSONText.object([("data", items), ("has_more", last < count ? "true" : "false")]))
+        case "token":
+            let next: String
+            if let following = ids.last.map({ $0 + 1 }), following < count {
+                next = JSONText.string("c\(following)")
+            } else if let loop = target.int("loop_to"), loop >= 1 {
+                next = JSONText.string("c\((loop - 1) * size)")
+            } else {
+                next = target.value("end") == "null" ? "null" : JSONText.string("")
+            }
+            return .json(200, JSONText.object([("items", items), ("next_cursor", next)]))
         case "next":
-            let prefix = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let host = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let prefix = target.flag("relative") ? "" : host
             let next = page < pages ? JSONText.string(prefix + link(target, page: page + 1)) : "null"
             var members = [("results", items), ("next", next)]
             if withTotal { members.append(("count", String(count))) }

@@ -68,6 +68,8 @@ enum Router {
         case ("headers", 1): return headers(target)
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
+        case ("search", 2) where segments[1] == "repositories":
+            return PaginatedAPI.gitHubSearch(for: request, book: book)
         case ("close", 1):
             var response = Response.json(200, "{}")
             response.ending = .close

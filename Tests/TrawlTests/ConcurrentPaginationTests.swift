@@ -86,7 +86,7 @@ struct ConcurrentPaginationTests {
         }
     }
 
-    @Test("stopping early cancels the pages in flight")
+    @Test("stopping early cancels the pages in flight and starts no more")
     func stopEarly() async throws {
         try await withServer { server in
             let paginator = paginator(server, PagedCase.all[0], count: 500, query: "&delay=5", maxConcurrentPages: 4)
@@ -96,6 +96,75 @@ struct ConcurrentPaginationTests {
                 if taken.count == 15 { break }
             }
             #expect(taken == expected(0..<15))
+            // Page 1, then pages 2...5 (page 2 was being read when the loop stopped): 5 of 50 pages.
+            #expect(server.stats.requestsServed <= 5)
+        }
+    }
+
+    @Test("while page 2 is slow, only the pages the reorder buffer holds are fetched")
+    func reorderBufferBound() async throws {
+        try await withServer { server in
+            let concurrent = 3
+            let slow = Duration.seconds(2)
+            let paginator = paginator(
+                server, PagedCase.all[0], count: 100, query: "&delay=2000&delay_page=2",
+                maxConcurrentPages: concurrent)
+            let items = try await collect(paginator.items)
+            #expect(items == expected(0..<100))
+            let log = server.requestLog
+            #expect(log.count == 10)
+            // The page parameter is appended last (`delay_page=2` is not it).
+            let page2 = try #require(log.first { $0.target.hasSuffix("&page=2") })
+            // Page 2 was answered no earlier than `slow` after it arrived: everything that arrived before then
+            // was fetched while it waited. That may only be page 1 and the `concurrent` pages from page 2 on
+            // (a client that kept fetching would have asked for all ten pages by then).
+            let whileWaiting = log.filter { $0.receivedAt < page2.receivedAt + slow }
+            #expect(whileWaiting.count <= 1 + concurrent, "\(whileWaiting.map(\.target))")
+            #expect(whileWaiting.contains { $0.target.hasSuffix("&page=1") })
+        }
+    }
+
+    @Test("a client with two connections per host never has more than two pages in flight")
+    func perHostLimit() async throws {
+        try await withServer { server in
+            var configuration = Client.Configuration()
+            configuration.maxConnectionsPerHost = 2
+            let client = Client(configuration: configuration)
+            var paginator = paginator(server, PagedCase.all[0], count: 80, query: "&delay=300", maxConcurrentPages: 6)
+            paginator.client = client
+            let items = try await collect(paginator.items)
+            #expect(items == expected(0..<80))
+            #expect((1...2).contains(server.stats.maxInFlight), "\(server.stats.maxInFlight)")
+        }
+    }
+
+    @Test("an explicit page range fetches its pages concurrently")
+    func explicitRangeIsConcurrent() async throws {
+        try await withServer { server in
+            let range = PagedCase(
+                name: "range", path: "/paged/page?total=0&per_page=10", items: "items", style: .page(pages: 1...8))
+            let items = try await collect(paginator(server, range, count: 200, query: "&delay=500").items)
+            #expect(items == expected(0..<80))
+            #expect(server.stats.maxInFlight > 1)
+            #expect(server.stats.requestsServed == 8)
+        }
+    }
+
+    @Test("an API that asks for serial pages keeps exactly one request in flight")
+    func serialAPI() async throws {
+        try await withServer { server in
+            var api = api(server)
+            api.pagination.serial = true
+            var items: [Thing] = []
+            for try await item in try await api.items(
+                of: PagedThings(style: "page", count: 50, extra: ["delay": 100]), as: Thing.self, at: "items",
+                style: .page(totalPages: "total_pages"), maxConcurrentPages: 8, serial: false)
+            {
+                items.append(item)
+            }
+            #expect(items == expected(0..<50))
+            #expect(server.stats.maxInFlight == 1)
+            #expect(server.stats.requestsServed == 5)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Trawl
 import TrawlTestServer
@@ -122,6 +123,86 @@ struct PaginatedListTests {
             await list.setQuery("fail_page", to: "0")
             await list.loadNextPage()
             #expect(await list.snapshot.items == expected(0..<20))
+        }
+    }
+}
+
+/// Counts, per URL, the page requests an observer saw answered and those that failed as cancelled.
+final class CancellationObserver: RequestObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var answered: [String] = []
+    private var cancelledURLs: [String] = []
+
+    var received: [String] { lock.withLock { answered } }
+    var cancelled: [String] { lock.withLock { cancelledURLs } }
+
+    func didReceive(_ response: RawResponse, for request: Request, duration: Duration) {
+        lock.withLock { answered.append(request.url) }
+    }
+
+    func didFail(_ error: any Error, for request: Request) {
+        let engineError = (error as? APIError<NoErrorModel>)?.underlying as? TrawlError
+        guard engineError?.code == .cancelled else { return }
+        lock.withLock { cancelledURLs.append(request.url) }
+    }
+}
+
+/// The page-number API searched by tag (the server tags every item with it) and filtered by size and delay.
+struct TagSearch: PaginatedRoute, GetRoute {
+    typealias Output = EmptyResponse
+    var page: Int?
+    var search: String?
+    var filter: SizeFilter?
+    var searchParam: String { "tag" }
+    var path: RoutePath { "paged/page" }
+    var keyPath: JSONKeyPath? { "items" }
+    var query: QueryParameters { paginationQuery.merging(["n": 25, "per_page": 10]) }
+}
+
+struct SizeFilter: PaginationFilter {
+    var count: Int
+    var delayMilliseconds = 0
+    var parameters: QueryParameters { ["n": .int(count), "delay": .int(delayMilliseconds)] }
+}
+
+struct TaggedItem: Decodable, Sendable, Equatable {
+    let id: Int
+    let tag: String
+}
+
+@Suite("Paginated list over a paginated route", .timeLimit(.minutes(1)))
+struct PaginatedRouteListTests {
+    @Test("setFilter and setSearch go through the route and cancel the page in flight")
+    func typedChanges() async throws {
+        try await withServer { server in
+            var api = api(server)
+            let observer = CancellationObserver()
+            api.observers = [observer]
+            let slowFilter = SizeFilter(count: 25, delayMilliseconds: 20_000)
+            let list = try await api.list(of: TagSearch(search: "a", filter: slowFilter), as: TaggedItem.self)
+            let slowLoad = Task { await list.loadNextPage() }
+            while server.requestLog.isEmpty && server.stats.requestsServed == 0 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+
+            try await list.setFilter(SizeFilter(count: 3))
+            await slowLoad.value
+            var snapshot = await list.snapshot
+            #expect(snapshot.items == (0..<3).map { TaggedItem(id: $0, tag: "a") })
+            #expect(await list.route.filter?.count == 3)
+            // The slow page was cancelled, not left to finish and be ignored.
+            #expect(observer.cancelled.count == 1)
+            #expect(observer.cancelled.allSatisfy { $0.contains("delay=20000") })
+            #expect(!observer.received.contains { $0.contains("delay=20000") })
+
+            try await list.setSearch("b")
+            snapshot = await list.snapshot
+            #expect(snapshot.items == (0..<3).map { TaggedItem(id: $0, tag: "b") })
+            #expect(snapshot.pagesLoaded == 1 && !snapshot.isLoading)
+            let route = await list.route
+            #expect(route.search == "b" && route.filter?.count == 3)
+            await list.loadNextPage()
+            #expect(await list.snapshot.hasMore == false)
         }
     }
 }

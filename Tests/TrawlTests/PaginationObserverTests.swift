@@ -63,7 +63,8 @@ struct PaginationObserverTests {
                     of: FailingThings(), as: Thing.self, at: "items", style: .page(totalPages: "total_pages")) {}
                 Issue.record("expected page 2 to fail")
             } catch is PaginationError {}
-            #expect(observer.events == ["will 1", "did 1 200", "will 2", "fail 2"])
+            // As with `send`: the rejected response is received, then the failure reported.
+            #expect(observer.events == ["will 1", "did 1 200", "will 2", "did 2 500", "fail 2"])
         }
     }
 }

@@ -57,7 +57,8 @@ struct PaginationRetrierStubTests {
                     of: ProtectedThings(count: 25), as: Thing.self, at: "items", style: .page()) {}
                 Issue.record("expected a 401")
             } catch let error as PaginationError {
-                #expect((error.underlying as? TrawlError)?.status == 401)
+                #expect(error.status == 401)
+                #expect(error.apiError(NoErrorModel.self)?.kind == .status)
             }
             #expect(refreshes.withLock { $0 } == 1)
             #expect(server.stats.requestsServed == 2)
@@ -82,17 +83,21 @@ struct PaginationRetrierStubTests {
                 of: StubbedThings(stub: failing), as: Thing.self, at: "items", style: .page()) {}
             Issue.record("expected the stub's 503")
         } catch let error as PaginationError {
-            #expect((error.underlying as? TrawlError)?.status == 503)
+            #expect(error.status == 503)
+            #expect(error.apiError(NoErrorModel.self)?.response?.isStub == true)
         }
 
-        // A route without a stub fails while stubbing is always on; with `.whenAvailable` it goes to the network.
+        // A route without a stub fails while stubbing is always on (`StubPaginationTests` covers
+        // `.whenAvailable`, where it goes to the network).
         api.stubbing = .always
         do {
             for try await _ in try await api.items(
                 of: StubbedThings(stub: nil), as: Thing.self, at: "items", style: .page()) {}
             Issue.record("expected a missing-stub error")
         } catch let error as PaginationError {
-            #expect((error.underlying as? TrawlError)?.code == .invalidRequest)
+            let missing = error.apiError(NoErrorModel.self)
+            #expect(missing?.kind == .transport)
+            #expect((missing?.underlying as? TrawlError)?.code == .invalidRequest)
         }
     }
 

@@ -7,8 +7,12 @@ struct PagedThings: GetRoute {
     typealias Output = EmptyResponse
     let style: String
     let count: Int
+    var extra: QueryParameters = [:]
     var path: RoutePath { "paged/\(style)" }
-    var query: QueryParameters { ["n": .int(count), "per_page": 10] }
+    var query: QueryParameters {
+        let base: QueryParameters = ["n": .int(count), "per_page": 10]
+        return base.merging(extra)
+    }
 }
 
 struct ProtectedThings: GetRoute {
@@ -55,7 +59,8 @@ struct PaginationRouteTests {
                     of: ProtectedThings(count: 25), as: Thing.self, at: "items", style: .page()) {}
                 Issue.record("expected the first page to fail without credentials")
             } catch let error as PaginationError {
-                #expect((error.underlying as? TrawlError)?.status == 401)
+                #expect(error.status == 401)
+                #expect(error.apiError(NoErrorModel.self)?.kind == .status)
             }
         }
     }

@@ -1,7 +1,9 @@
 import Logging
 
 /// Logs each request through swift-log: method, URL, status, duration and sizes, with credentials
-/// redacted in URLs and headers (the defaults of `Redaction` plus each request's sensitive headers).
+/// redacted in URLs, headers and error texts: the names given here (by default those of `Redaction`) plus each
+/// request's `sensitiveQueryParameters` and `sensitiveHeaders` (an ``API`` adds its client's
+/// `Client.Configuration.sensitiveHeaders` to every request).
 ///
 /// ```swift
 /// var logger = Logger(label: "github")
@@ -33,38 +35,37 @@ public struct LoggingObserver: RequestObserver {
     public func willSend(_ request: Request) {
         guard let headersLevel else { return }
         logger.log(
-            level: headersLevel, "\(request.method) \(url(request.url)) sending",
+            level: headersLevel, "\(request.method) \(url(request.url, request)) sending",
             metadata: ["headers": .string(headers(request.headers, request).description)])
     }
 
     public func didReceive(_ response: RawResponse, for request: Request, duration: Duration) {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         let source = response.isStub ? " (stub)" : ""
-        let outcome = "\(response.status) in \(milliseconds)ms, \(response.body.count) bytes\(source)"
-        logger.log(level: level, "\(request.method) \(url(request.url)) -> \(outcome)")
+        let outcome = "\(response.status) in \(milliseconds)ms, \(response.bodySize) bytes\(source)"
+        logger.log(level: level, "\(request.method) \(url(request.url, request)) -> \(outcome)")
         if let headersLevel {
             logger.log(
-                level: headersLevel, "\(request.method) \(url(response.url)) response headers",
+                level: headersLevel, "\(request.method) \(url(response.url, request)) response headers",
                 metadata: ["headers": .string(headers(response.headers, request).description)])
         }
     }
 
     public func didFail(_ error: any Error, for request: Request) {
-        logger.log(level: level, "\(request.method) \(url(request.url)) failed: \(redact(String(describing: error)))")
+        let names = queryNames(request)
+        let message = Redaction.text(String(describing: error), names: names)
+        logger.log(level: level, "\(request.method) \(Redaction.url(request.url, names: names)) failed: \(message)")
     }
 
-    private func url(_ text: String) -> String {
-        Redaction.url(text, names: redactedQueryParameters)
+    private func queryNames(_ request: Request) -> Set<String> {
+        redactedQueryParameters.union(request.sensitiveQueryParameters.map { $0.lowercased() })
+    }
+
+    private func url(_ text: String, _ request: Request) -> String {
+        Redaction.url(text, names: queryNames(request))
     }
 
     private func headers(_ fields: HTTPHeaders, _ request: Request) -> HTTPHeaders {
         Redaction.headers(fields, names: redactedHeaders.union(request.sensitiveHeaders.map { $0.lowercased() }))
-    }
-
-    /// Error texts may quote the URL; redact every URL-looking word.
-    private func redact(_ text: String) -> String {
-        text.split(separator: " ", omittingEmptySubsequences: false).map { word in
-            word.contains("://") ? url(String(word)) : String(word)
-        }.joined(separator: " ")
     }
 }

@@ -47,6 +47,52 @@ public enum Redaction {
         return base + "?" + pairs.joined(separator: "&") + fragment
     }
 
+    /// The query parameter names hidden for `request`: the defaults and those it marks sensitive (lowercased).
+    ///
+    /// ```swift
+    /// var request = Request(url: "https://x.io/a?apiToken=s3cret")
+    /// request.sensitiveQueryParameters = ["apiToken"]
+    /// Redaction.url(request.url, names: Redaction.queryNames(for: request))   // "https://x.io/a?apiToken=REDACTED"
+    /// ```
+    public static func queryNames(for request: Request) -> Set<String> {
+        defaultQueryNames.union(request.sensitiveQueryParameters.map { $0.lowercased() })
+    }
+
+    /// Free text (an error's description, a log message) with every URL in it redacted as ``url(_:names:)``
+    /// does. A URL runs from its scheme to the next space or quote; closing punctuation after it is kept.
+    ///
+    /// ```swift
+    /// Redaction.text("GET https://x.io/a?token=s3cret: timed out", names: Redaction.defaultQueryNames)
+    /// // "GET https://x.io/a?token=REDACTED: timed out"
+    /// ```
+    public static func text(_ text: String, names: Set<String>) -> String {
+        guard text.contains("://") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let marker = rest.range(of: "://") {
+            var start = marker.lowerBound
+            while start > rest.startIndex {
+                let before = rest.index(before: start)
+                let character = rest[before]
+                guard character.isLetter || character.isNumber || "+-.".contains(character) else { break }
+                start = before
+            }
+            var end = marker.upperBound
+            while end < rest.endIndex, !rest[end].isWhitespace, !"\"'<>`".contains(rest[end]) {
+                end = rest.index(after: end)
+            }
+            var urlEnd = end
+            while urlEnd > marker.upperBound, ".,;:)]}".contains(rest[rest.index(before: urlEnd)]) {
+                urlEnd = rest.index(before: urlEnd)
+            }
+            out += rest[..<start]
+            out += url(String(rest[start..<urlEnd]), names: names)
+            out += rest[urlEnd..<end]
+            rest = rest[end...]
+        }
+        return out + rest
+    }
+
     /// The headers with the values of the named ones (compared case-insensitively) replaced.
     public static func headers(_ headers: HTTPHeaders, names: Set<String>) -> HTTPHeaders {
         HTTPHeaders(headers.map { field in

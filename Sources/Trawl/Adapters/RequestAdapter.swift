@@ -79,7 +79,8 @@ public struct BasicAuthAdapter: RequestAdapter {
 }
 
 /// Adds an API key as a header or as a query parameter when the route allows it. The name is also
-/// marked sensitive, so redirects to other hosts drop the header and the logger redacts it.
+/// marked sensitive (`Request.sensitiveHeaders` or `Request.sensitiveQueryParameters`), so redirects to other
+/// hosts drop the header, and the logger and error descriptions redact the value whatever its name.
 ///
 /// ```swift
 /// api.adapters = [APIKeyAdapter(.header("X-API-Key"), key: secret)]
@@ -109,6 +110,7 @@ public struct APIKeyAdapter: RequestAdapter {
         case .query(let name):
             // Replaces an earlier value, so running the adapters again (after a refresh) adds no duplicate.
             request = request.settingQuery(name, to: key)
+            request.sensitiveQueryParameters.insert(name.lowercased())
         }
         context.credentialsApplied = true
     }

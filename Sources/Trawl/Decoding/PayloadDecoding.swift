@@ -15,6 +15,23 @@ import TrawlJSON
 public protocol PayloadDecoding: Sendable {
     /// Decodes the value at `keyPath` (the whole body when `nil`).
     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T
+
+    /// How the elements of a streamed collection (the items of a page) should be recorded for
+    /// ``decode(_:element:)``: `.json` (the default) or, for decoders that read parser events, `.values`.
+    var elementForm: JSONExtractor.Form { get }
+
+    /// Decodes one element of a streamed collection: each item of a page, as the page's body arrives.
+    /// The default decodes the element's compact JSON with ``decode(_:from:at:)``, so a decoder that
+    /// conforms with that one method decodes pages the same way as `send`.
+    func decode<T: Decodable>(_ type: T.Type, element: JSONElement) throws -> T
+}
+
+extension PayloadDecoding {
+    public var elementForm: JSONExtractor.Form { .json }
+
+    public func decode<T: Decodable>(_ type: T.Type, element: JSONElement) throws -> T {
+        try decode(type, from: Array(element.json), at: nil)
+    }
 }
 
 /// Decodes with `TrawlJSON`'s `JSONItemDecoder`, straight from parser events: one pass reaches the key path
@@ -35,6 +52,13 @@ public struct StreamingPayloadDecoder: PayloadDecoding {
     public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
         guard let keyPath else { return try decoder.decode(type, from: body) }
         return try decoder.decode(type, from: body, at: keyPath)
+    }
+
+    /// Items are decoded straight from the parser events, never written out as JSON text.
+    public var elementForm: JSONExtractor.Form { .values }
+
+    public func decode<T: Decodable>(_ type: T.Type, element: JSONElement) throws -> T {
+        try element.decode(type, using: decoder)
     }
 }
 

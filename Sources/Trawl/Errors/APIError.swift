@@ -49,11 +49,14 @@ public struct APIError<ErrorModel: Decodable & Sendable>: Error, Sendable, Custo
         self.underlying = underlying
     }
 
+    /// What failed, where and why, with credentials hidden: the values of sensitive query parameters (the
+    /// defaults of `Redaction` and the request's `sensitiveQueryParameters`) in every URL of the text, the
+    /// underlying error's included.
     public var description: String {
-        var text = "\(request.method) \(Redaction.url(request.url, names: Redaction.defaultQueryNames)): \(kind)"
+        var text = "\(request.method) \(request.url): \(kind)"
         if let status { text += " (HTTP \(status))" }
         if let underlying { text += ": \(underlying)" }
         if kind == .status, !bodyExcerpt.isEmpty { text += ": \(bodyExcerpt)" }
-        return text
+        return Redaction.text(text, names: Redaction.queryNames(for: request))
     }
 }

@@ -11,10 +11,8 @@ extension API {
         of route: R, as type: Item.Type, at path: JSONKeyPath? = nil, maxConcurrentPages: Int? = nil,
         serial: Bool? = nil
     ) async throws -> PageSequence<Item> {
-        try await paginator(
-            route, of: type, at: path ?? route.keyPath ?? .root, style: route.paginationStyle,
-            maxConcurrentPages: maxConcurrentPages, serial: serial
-        ).pages
+        try await paginator(for: route, of: type, at: path, maxConcurrentPages: maxConcurrentPages, serial: serial)
+            .pages
     }
 
     /// The items of every page of a ``PaginatedRoute``'s collection, in order
@@ -29,9 +27,7 @@ extension API {
         of route: R, as type: Item.Type, at path: JSONKeyPath? = nil, maxConcurrentPages: Int? = nil,
         serial: Bool? = nil
     ) async throws -> PaginatedItems<Item> {
-        try await paginator(
-            route, of: type, at: path ?? route.keyPath ?? .root, style: route.paginationStyle,
-            maxConcurrentPages: maxConcurrentPages, serial: serial
-        ).items
+        try await paginator(for: route, of: type, at: path, maxConcurrentPages: maxConcurrentPages, serial: serial)
+            .items
     }
 }

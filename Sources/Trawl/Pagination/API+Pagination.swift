@@ -7,20 +7,43 @@ extension API {
     /// for try await repo in search.items { print(repo.fullName) }
     /// ```
     ///
-    /// The route's request goes through the adapter chain (credentials, static headers) and the route's
-    /// `adjust` hook once; every page request is derived from it. Observers see every page request (`didReceive`
-    /// with an empty body: the items were decoded as it streamed). The API's retrier is asked about a rejected
-    /// page (for example a 401 after a token expired); when it says retry, the adapters run again over that
-    /// page's request and it is sent once more. Stubs apply to every page request as they do to `send`. `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's
-    /// `pagination.serial` is set, pages are fetched one at a time whatever `serial` says.
-    public func paginator<Item: Decodable & Sendable>(
-        _ route: some Route, of type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
+    /// Pages are sent and checked as `send` does: the route's request goes through the adapter chain
+    /// (credentials, static headers) and the route's `adjust` hook once, and every page request is derived from
+    /// it; the route's `isAcceptable` judges each page's status; items decode with the route's decoder, else the
+    /// API's (so `convertFromSnakeCase` on the API's decoder applies to items too). A failed page ends the walk
+    /// with a ``PaginationError`` whose `underlying` is the route's `APIError<ErrorModel>`, carrying the decoded
+    /// error model when a rejected page's body parses. Observers see every page request (`didReceive` once the
+    /// body has ended, with an empty `body` and its size in `bodySize`: the items were decoded as it streamed).
+    /// The API's retrier is asked about a rejected page (for example a 401 after a token expired); when it says
+    /// retry, the adapters run again over that page's request and it is sent once more. Stubs apply to every
+    /// page request as they do to `send` (a ``Stub/perRequest(_:)`` stub can answer each page differently).
+    /// `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's `pagination.serial` is
+    /// set, pages are fetched one at a time whatever `serial` says.
+    public func paginator<R: Route, Item: Decodable & Sendable>(
+        _ route: R, of type: Item.Type, at path: JSONKeyPath, style: some PaginationStrategy,
         capture: [JSONKeyPath] = [], maxConcurrentPages: Int? = nil, serial: Bool? = nil
     ) async throws -> Paginator<Item> {
         var paginator = Paginator(
             type, client: client, request: try await prepare(route, attempt: 0), items: path, style: style,
             capture: capture, maxConcurrentPages: pagination.maxConcurrentPages(maxConcurrentPages),
             serial: pagination.serial(serial))
+        let decoding = route.decoder ?? decoder
+        paginator.payloadDecoder = decoding
+        paginator.isAcceptable = { route.isAcceptable(status: $0) }
+        paginator.makeError = { failure, request, error in
+            switch failure {
+            case .transport:
+                APIError<R.ErrorModel>(kind: .transport, request: request, underlying: error)
+            case .status(let response):
+                APIError<R.ErrorModel>(
+                    kind: .status, request: request, response: response,
+                    errorModel: try? decoding.decode(R.ErrorModel.self, from: response.body, at: nil))
+            case .decoding(let response):
+                APIError<R.ErrorModel>(kind: .decoding, request: request, response: response, underlying: error)
+            case .adapter(let response):
+                APIError<R.ErrorModel>(kind: .adapter, request: request, response: response, underlying: error)
+            }
+        }
         paginator.observers = observers
         if let retrier {
             let adapters = self.adapters
@@ -35,9 +58,9 @@ extension API {
         }
         let behavior = route.stubbing ?? stubbing
         if behavior != .never {
-            let stub = route.stub
+            let routeStub = route.stub
             paginator.stub = { request in
-                guard let stub else {
+                guard let stub = routeStub?.resolved(for: request) else {
                     if behavior == .whenAvailable { return nil }
                     throw TrawlError(
                         code: .invalidRequest, message: "stubbing is on and the route has no stub",

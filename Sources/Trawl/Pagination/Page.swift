@@ -54,6 +54,10 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong (usually a `TrawlError`).
     public var underlying: any Error
 
+    /// Query parameter names hidden in `description` on top of `Redaction`'s defaults (lowercased): the failed
+    /// request's `sensitiveQueryParameters`.
+    var sensitiveQueryParameters: Set<String> = []
+
     public init(position: PagePosition, index: Int, url: String, underlying: any Error) {
         self.position = position
         self.index = index
@@ -61,7 +65,51 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public var description: String {
-        "\(position) (page index \(index), \(url)) failed: \(underlying)"
+    /// The failure of `request`'s page, whose sensitive query parameters `description` hides.
+    init(position: PagePosition, index: Int, request: Request, underlying: any Error) {
+        self.init(position: position, index: index, url: request.url, underlying: underlying)
+        sensitiveQueryParameters = Set(request.sensitiveQueryParameters.map { $0.lowercased() })
     }
+
+    /// Which page failed, its URL and why, with credentials hidden: the values of sensitive query parameters
+    /// (the defaults of `Redaction` and the request's `sensitiveQueryParameters`) in every URL of the text.
+    public var description: String {
+        Redaction.text(
+            "\(position) (page index \(index), \(url)) failed: \(underlying)",
+            names: Redaction.defaultQueryNames.union(sensitiveQueryParameters))
+    }
+
+    /// The HTTP status of the failed page, when a response arrived (from the `APIError` or `TrawlError` inside).
+    public var status: Int? { (underlying as? any HTTPStatusCarrying)?.httpStatus }
+
+    /// The failed page's decoded error body, when the paginator came from an ``API`` whose route names
+    /// `Model` as its `ErrorModel` and the body parsed.
+    ///
+    /// ```swift
+    /// catch let error as PaginationError {
+    ///     print(error.status ?? 0, error.errorModel(GitHubError.self)?.message ?? "")
+    /// }
+    /// ```
+    public func errorModel<Model: Decodable & Sendable>(_ type: Model.Type) -> Model? {
+        (underlying as? APIError<Model>)?.errorModel
+    }
+
+    /// The route's error inside, when the paginator came from an ``API`` whose route names `Model` as its
+    /// `ErrorModel`.
+    public func apiError<Model: Decodable & Sendable>(_ type: Model.Type) -> APIError<Model>? {
+        underlying as? APIError<Model>
+    }
+}
+
+/// The errors that may carry an HTTP status, whatever their generic parameters.
+protocol HTTPStatusCarrying {
+    var httpStatus: Int? { get }
+}
+
+extension TrawlError: HTTPStatusCarrying {
+    var httpStatus: Int? { status }
+}
+
+extension APIError: HTTPStatusCarrying {
+    var httpStatus: Int? { status }
 }

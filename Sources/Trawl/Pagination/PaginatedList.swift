@@ -9,6 +9,9 @@
 /// await list.loadNextPage()                  // when the user scrolls to the end
 /// await list.setQuery("q", to: "swift")      // new search: cancels, clears, loads the first page
 /// ```
+///
+/// For a ``PaginatedRoute``, `api.list(of:as:)` makes a ``PaginatedRouteList``, which changes the search and
+/// the filter through the route, with their types.
 public actor PaginatedList<Item: Decodable & Sendable> {
     /// What the list holds at one moment.
     public struct Snapshot: Sendable {
@@ -28,6 +31,7 @@ public actor PaginatedList<Item: Decodable & Sendable> {
     public private(set) var paginator: Paginator<Item>
     private var items: [Item] = []
     private var pending: PageRequest?
+    private var pagesSeen = PageLoopGuard()
     private var pagesLoaded = 0
     private var isLoading = false
     private var error: PaginationError?
@@ -38,7 +42,9 @@ public actor PaginatedList<Item: Decodable & Sendable> {
 
     public init(_ paginator: Paginator<Item>) {
         self.paginator = paginator
-        self.pending = paginator.strategy.first(paginator.request)
+        let first = paginator.strategy.first(paginator.request)
+        self.pending = first
+        self.pagesSeen.visit(first, index: 0)
     }
 
     /// The current state.
@@ -82,7 +88,7 @@ public actor PaginatedList<Item: Decodable & Sendable> {
                 result = .failure(error)
             } catch {
                 result = .failure(PaginationError(
-                    position: request.position, index: index, url: request.request.url, underlying: error))
+                    position: request.position, index: index, request: request.request, underlying: error))
             }
             self.finish(result, generation: generation)
         }
@@ -108,6 +114,13 @@ public actor PaginatedList<Item: Decodable & Sendable> {
         await refresh()
     }
 
+    /// Walks another paginator from now on (a new route, query or filter): cancels what is in flight, clears
+    /// the items and loads the first page.
+    public func replace(_ paginator: Paginator<Item>) async {
+        self.paginator = paginator
+        await refresh()
+    }
+
     private func reset() {
         loading?.cancel()
         loading = nil
@@ -116,7 +129,10 @@ public actor PaginatedList<Item: Decodable & Sendable> {
         pagesLoaded = 0
         error = nil
         isLoading = false
-        pending = paginator.strategy.first(paginator.request)
+        let first = paginator.strategy.first(paginator.request)
+        pending = first
+        pagesSeen = PageLoopGuard()
+        pagesSeen.visit(first, index: 0)
     }
 
     private func finish(
@@ -131,6 +147,11 @@ public actor PaginatedList<Item: Decodable & Sendable> {
             pagesLoaded += 1
             error = nil
             pending = paginator.strategy.next(after: fetched.response)
+            if let next = pending, let earlier = pagesSeen.visit(next, index: pagesLoaded) {
+                pending = nil
+                error = PageLoopGuard.loopError(
+                    next: next, index: pagesLoaded, after: fetched.response.position, earlier: earlier)
+            }
         case .failure(let failure):
             error = failure
         }

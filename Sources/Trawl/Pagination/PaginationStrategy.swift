@@ -120,6 +120,15 @@ extension Request {
         return copy
     }
 
+    /// The value of the first query parameter `name` in the URL, percent-decoded; `nil` when absent.
+    ///
+    /// ```swift
+    /// Request(url: "https://x.test/items?page=2&q=a%20b").queryValue("q")   // "a b"
+    /// ```
+    public func queryValue(_ name: String) -> String? {
+        QueryEditing.value(name, in: url)
+    }
+
     /// This request with another URL.
     func with(url: String) -> Request {
         var copy = self
@@ -160,11 +169,18 @@ enum QueryEditing {
 
     /// The integer value of the first query parameter `name` in `url`.
     static func int(_ name: String, in url: String) -> Int? {
+        value(name, in: url).flatMap { Int($0) }
+    }
+
+    /// The percent-decoded value of the first query parameter `name` in `url` (`""` for `name` alone).
+    static func value(_ name: String, in url: String) -> String? {
         guard let mark = url.firstIndex(of: "?") else { return nil }
         let query = url[url.index(after: mark)...].prefix { $0 != "#" }
         for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, String(parts[0]).removingPercentEncoding == name { return Int(parts[1]) }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard String(parts[0]).removingPercentEncoding == name else { continue }
+            let raw = parts.count == 2 ? String(parts[1]) : ""
+            return raw.removingPercentEncoding ?? raw
         }
         return nil
     }

@@ -44,8 +44,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         PaginationStyle(kind: .offset(param: param, limitParam: limitParam, limit: limit, total: total))
     }
 
-    /// The next cursor is the value at `path` in the body, sent as `param`; stops when it is null or missing,
-    /// or when the value at `hasMore` is `false`.
+    /// The next cursor is the value at `path` in the body, sent as `param`; stops when it is null, missing or
+    /// empty (`""`), or when the value at `hasMore` is `false`.
     public static func cursor(
         at path: JSONKeyPath, param: String, hasMore: JSONKeyPath? = "has_more"
     ) -> PaginationStyle {
@@ -53,7 +53,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     }
 
     /// The body holds the next page's URL at `path` (relative URLs resolve against the page's URL); stops on
-    /// null or missing.
+    /// null, missing or empty.
     public static func nextURL(at path: JSONKeyPath) -> PaginationStyle {
         PaginationStyle(kind: .nextURL(path: path))
     }
@@ -106,11 +106,13 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             return PageRequest(request: page.request.settingQuery(param, to: String(next)), position: .offset(next))
         case .cursor(let path, let param, let hasMore):
             if let hasMore, page.captured[hasMore]?.boolValue == false { return nil }
-            guard let value = page.captured[path], let cursor = value.stringValue ?? value.int64Value.map(String.init)
+            // An empty cursor is the end: sent as `param=` it would ask for the first page again.
+            guard let value = page.captured[path], let cursor = value.stringValue ?? value.int64Value.map(String.init),
+                !cursor.trimmingCharacters(in: .whitespaces).isEmpty
             else { return nil }
             return PageRequest(request: page.request.settingQuery(param, to: cursor), position: .cursor(cursor))
         case .nextURL(let path):
-            guard let next = page.captured[path]?.stringValue, !next.isEmpty,
+            guard let next = page.captured[path]?.stringValue, !next.trimmingCharacters(in: .whitespaces).isEmpty,
                 let url = Self.resolve(next, against: page.head.url)
             else { return nil }
             return PageRequest(request: page.request.with(url: url), position: .url(url))

@@ -102,9 +102,26 @@ extension API {
                     notifyFailure(failure, request)
                     throw failure
                 }
-                if again {
+                if again, route.body.isReplayable {
                     attempt += 1
                     continue
+                }
+                if again {
+                    // A part read from an async sequence is gone: resending would send the form without it.
+                    let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
+                    let unrepeatable = TrawlError(
+                        code: .invalidRequest,
+                        message: "the retrier asked to send the request again after HTTP \(response.status), "
+                            + "but its body streams from an async sequence, which can be sent only once; "
+                            + "it was not sent again",
+                        hint: "append the part as bytes or a file (appendFile) so that it can be retried, or make "
+                            + "sure the credentials are fresh before sending",
+                        method: request.method.rawValue, url: request.url, status: response.status)
+                    let failure = APIError<R.ErrorModel>(
+                        kind: .status, request: request, response: response, errorModel: model,
+                        underlying: unrepeatable)
+                    notifyFailure(failure, request)
+                    throw failure
                 }
             }
             let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
@@ -126,6 +143,8 @@ extension API {
             notifyFailure(failure, placeholder)
             throw failure
         }
+        // The client strips these on redirects anyway; on the request, observers and errors hide them too.
+        request.sensitiveHeaders.formUnion(client.configuration.sensitiveHeaders)
         var context = AdapterContext(authentication: route.authentication, attempt: attempt)
         do {
             for adapter in adapters {
@@ -163,6 +182,7 @@ extension API {
     }
 
     private func serve(_ stub: Stub, _ request: Request) async throws -> RawResponse {
+        let stub = stub.resolved(for: request)
         if let delay = stub.delay { try await Task.sleep(for: delay) }
         if let error = stub.error { throw error }
         return RawResponse(status: stub.status, headers: stub.headers, url: request.url, body: stub.body, isStub: true)

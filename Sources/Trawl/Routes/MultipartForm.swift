@@ -45,6 +45,15 @@ public struct MultipartForm: Sendable {
         self.boundary = boundary
     }
 
+    /// Whether the form can be sent again (for a retry after a 401): `false` when a part streams from an async
+    /// sequence, which can be read only once. Fields, bytes and files are read afresh each time.
+    public var isReplayable: Bool {
+        !parts.contains { part in
+            if case .stream = part.content { return true }
+            return false
+        }
+    }
+
     /// The `Content-Type` header value, with the boundary.
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 

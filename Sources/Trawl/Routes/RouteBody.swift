@@ -54,6 +54,16 @@ public struct RouteBody: Sendable {
         if case .none = storage { return true }
         return false
     }
+
+    /// Whether the body can be built and sent again, for a retry: not when it reads an async sequence, which
+    /// can be read only once.
+    public var isReplayable: Bool {
+        switch storage {
+        case .none, .json, .form: true
+        case .multipart(let form): form.isReplayable
+        case .raw(let body): body.isReplayable
+        }
+    }
 }
 
 /// Where `Route.parameters` go.

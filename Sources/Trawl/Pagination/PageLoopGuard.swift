@@ -1,0 +1,42 @@
+/// Remembers every page a serial walk has asked for, so that a server whose cursors or next links cycle
+/// (`A -> B -> A`) ends the walk with an error instead of looping forever.
+///
+/// Each page is kept as two hashes (of its position and of its method and URL) with the index it was
+/// fetched at: a few dozen bytes per page however long the URLs, so a walk of millions of pages stays small.
+///
+/// ```swift
+/// var pagesSeen = PageLoopGuard()
+/// pagesSeen.visit(first, index: 0)                       // nil: new
+/// if let earlier = pagesSeen.visit(next, index: 1) { … }  // the index the same page was fetched at
+/// ```
+struct PageLoopGuard: Sendable {
+    private var seen: [Int: Int] = [:]
+
+    /// Records `page` as fetched at `index`; returns the index of an earlier page with the same position or
+    /// URL, or `nil` when the page is new.
+    @discardableResult
+    mutating func visit(_ page: PageRequest, index: Int) -> Int? {
+        let keys = [Self.key(0, page.position), Self.key(1, page.request.method.rawValue + " " + page.request.url)]
+        for key in keys { if let earlier = seen[key] { return earlier } }
+        for key in keys { seen[key] = index }
+        return nil
+    }
+
+    /// The error for `next`, which repeats the page fetched at `earlier`, found after the page `after`.
+    static func loopError(next: PageRequest, index: Int, after: PagePosition, earlier: Int) -> PaginationError {
+        let loop = TrawlError(
+            code: .invalidBody,
+            message: "the page after \(after) is \(next.position), already fetched as page index \(earlier): "
+                + "a pagination loop",
+            hint: "the server repeats a cursor or next link; check the cursor or next-page key path",
+            method: next.request.method.rawValue, url: next.request.url)
+        return PaginationError(position: next.position, index: index, request: next.request, underlying: loop)
+    }
+
+    private static func key(_ kind: Int, _ value: some Hashable) -> Int {
+        var hasher = Hasher()
+        hasher.combine(kind)
+        hasher.combine(value)
+        return hasher.finalize()
+    }
+}
