@@ -48,9 +48,11 @@ struct Workspace {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// A running (or finished) `trawl` child process.
-final class TrawlProcess: @unchecked Sendable {
-    let process = Process()
+/// A running (or finished) `trawl` child process (spawned with `ChildProcess`: Foundation's `Process.run()` can
+/// crash in a process with many descriptors open).
+final class TrawlProcess: Sendable {
+    let process: ChildProcess
+    let arguments: [String]
     let stdoutURL: URL
     let stderrURL: URL
 
@@ -64,45 +66,40 @@ final class TrawlProcess: @unchecked Sendable {
         let id = UUID().uuidString
         stdoutURL = logs.appendingPathComponent("\(id).out")
         stderrURL = logs.appendingPathComponent("\(id).err")
-        #expect(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
-        #expect(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
         var variables = ProcessInfo.processInfo.environment
         for name in controlledVariables { variables[name] = nil }
         variables.merge(environment) { _, new in new }
         let binary = try trawlBinary()
         variables["PATH"] = binary.deletingLastPathComponent().path + ":" + (variables["PATH"] ?? "/usr/bin:/bin")
-        process.executableURL = executable ?? binary
-        process.arguments = arguments
-        process.currentDirectoryURL = workspace.directory
-        process.environment = variables
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        self.arguments = arguments
+        process = try ChildProcess(
+            (executable ?? binary).path, arguments, environment: variables, directory: workspace.directory.path,
+            stdout: stdoutURL.path, stderr: stderrURL.path)
     }
 
     var isRunning: Bool { process.isRunning }
 
     func kill() {
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        process.terminate(SIGKILL)
     }
 
-    /// Waits for the process to end (polling: Foundation's waitUntilExit can hang inside async tests).
+    /// Waits for the process to end, polling.
     @discardableResult
     func wait(timeout: Duration = .seconds(120)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 kill()
-                Issue.record("trawl \(process.arguments ?? []) did not end within \(timeout)")
+                Issue.record("trawl \(arguments) did not end within \(timeout)")
                 while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
                 break
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return process.terminationStatus
+        return process.exitStatus
     }
 
-    var wasKilled: Bool { process.terminationReason == .uncaughtSignal }
+    var wasKilled: Bool { process.wasSignaled }
     var stdout: String { String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self) }
     var stderr: String { String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self) }
 }

@@ -125,10 +125,11 @@ struct FetchCLITests {
                 #expect(final.stderr.isEmpty)
 
                 // Pages committed before a kill are not fetched again: what is lost per kill is at most what was
-                // in flight (8 per host) and, per unit, the pages fetched but not yet durable (up to 8 waiting for
-                // the writer, 8 more for their turn in a planned unit) — about 60 for this 4-unit job.
+                // in flight (8 per host) and, per unit, the pages fetched but not yet durable — those the writer
+                // had not reached (it starts a batch every 20 ms; a unit may have up to 256 outstanding), a few
+                // dozen here unless this test process starves the job of CPU.
                 let allRequests = server.stats.requestsServed
-                let lostBound = 80 * plan.count
+                let lostBound = 300 * plan.count
                 #expect(allRequests <= referenceRequests + lostBound, "plan \(plan): \(allRequests) requests in all")
                 let finalReport = try report(workspace, "final.json")
                 let finalPages = try #require(int(finalReport, "totals", "pages"))

@@ -18,7 +18,7 @@ func runMeasuringMemory(_ arguments: [String], in workspace: Workspace) async th
     let child = try TrawlProcess(arguments, in: workspace, environment: [:])
     var peak = 0
     while child.isRunning {
-        if let sample = peakResidentBytes(child.process.processIdentifier) { peak = max(peak, sample) }
+        if let sample = peakResidentBytes(child.process.pid) { peak = max(peak, sample) }
         try await Task.sleep(for: .milliseconds(5))
     }
     let status = try await child.wait()

@@ -1,20 +1,21 @@
 import Foundation
 import Testing
 @testable import TrawlEngine
+import TrawlTestServer
 
 /// nginx on loopback with TLS and HTTP/2 (ALPN), a throwaway certificate, and a fixed JSON reply.
 private final class NginxTLSServer {
     let port: Int
     let certificatePath: String
     private let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-h2-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (certificate, keyPath) = try await makeTestCertificate(in: directory)
         certificatePath = certificate
-        var started: (port: Int, process: Process)?
+        var started: (port: Int, process: ChildProcess)?
         for attempt in 0..<5 where started == nil {
             let port = 20_000 + Int.random(in: 0..<30_000) + attempt
             let config = """
@@ -38,12 +39,7 @@ private final class NginxTLSServer {
                 """
             let configPath = directory.appendingPathComponent("nginx.conf").path
             try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-            process.arguments = ["-c", configPath, "-p", directory.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess("/usr/sbin/nginx", ["-c", configPath, "-p", directory.path])
             // Ready when it answers; gone when the port was taken.
             var probe = Client.Configuration()
             probe.tls = .insecureSkipVerification

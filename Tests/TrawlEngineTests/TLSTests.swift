@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import TrawlEngine
+import TrawlTestServer
 
 private final class LogBox: Sendable {
     let messages = Mutex<[(Logger.Level, String)]>([])
@@ -30,7 +31,7 @@ private struct CapturingLogHandler: LogHandler {
 private final class TLSServer {
     let port: Int
     let certificatePath: String
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
 
     init() async throws {
@@ -40,12 +41,9 @@ private final class TLSServer {
         certificatePath = certificate
         let logPath = directory.appendingPathComponent("server.log").path
         #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", certificatePath, "-key", keyPath, "-www"]
-        process.standardOutput = FileHandle(forWritingAtPath: logPath)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            "/usr/bin/openssl", ["s_server", "-accept", "127.0.0.1:0", "-cert", certificatePath, "-key", keyPath, "-www"],
+            stdout: logPath)
         var found: Int?
         for _ in 0..<200 where found == nil {
             try await Task.sleep(for: .milliseconds(20))
@@ -62,14 +60,13 @@ private final class TLSServer {
         port = found
     }
 
-    /// Foundation's `waitUntilExit` spins a run loop and can hang inside async tests: poll instead.
     func stop() async {
         process.terminate()
         await Self.waitForExit(process)
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func waitForExit(_ process: Process) async {
+    private static func waitForExit(_ process: ChildProcess) async {
         for _ in 0..<500 where process.isRunning {
             try? await Task.sleep(for: .milliseconds(10))
         }

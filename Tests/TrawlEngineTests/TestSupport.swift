@@ -50,16 +50,12 @@ func waitUntilIdle(_ client: Client, timeout: Duration = .seconds(20)) async -> 
 
 enum ToolError: Error { case failed(String) }
 
-/// Runs a tool to completion, polling (Foundation's `waitUntilExit` can hang inside async tests).
+/// Runs a tool to completion, polling.
 func runTool(_ path: String, _ arguments: [String]) async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try ChildProcess(path, arguments)
     for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-    guard !process.isRunning, process.terminationStatus == 0 else {
+    guard !process.isRunning, process.exitStatus == 0 else {
+        process.terminate(SIGKILL)
         throw ToolError.failed("\(path) \(arguments.joined(separator: " "))")
     }
 }

@@ -227,11 +227,11 @@ public final class JobRunner: Sendable {
 ///
 /// The writer commits everything that arrived while it wrote the previous batch, so the number of pages per
 /// `fsync` is what the unit may have outstanding: with 8 a single fast source spent most of its time waiting for
-/// the disk (about 4 pages per commit, ~900 pages/s here); 1,024 pages or 16 MB keep the memory small and let one
+/// the disk (about 4 pages per commit, ~900 pages/s here); 256 pages or 16 MB keep the memory small and let one
 /// commit carry what the writer's pause between batches (`JobStore.minimumBatchInterval`) brought.
 final class CommitPipeline {
     let walker: UnitWalker
-    let limit = 1024
+    let limit = 256
     let byteLimit = 16 << 20
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
     private var head = 0
