@@ -175,6 +175,32 @@ struct JobFaultTests {
         }
     }
 
+    @Test("a cursor that ends empty stops the unit; one that cycles back fails the unit with the loop, not forever")
+    func cursorEndsAndCycles() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            func tokenUnit(_ ordinal: Int, _ query: String) -> WorkUnit {
+                var unit = pagedUnit(server, "page", ordinal: ordinal, count: 30)
+                unit.request.url = server.url("/paged/token?n=30&per_page=10\(query)")
+                unit.pagination = .cursor(at: "next_cursor", param: "cursor", hasMore: nil)
+                unit.items = "items"
+                return unit
+            }
+            // Unit 0 ends with next_cursor "", unit 1's last page points back at page 2's cursor (2 -> 3 -> 2).
+            let (report, output) = try await run(
+                [tokenUnit(0, ""), tokenUnit(1, "&loop_to=2")], settings: settings(), in: directory)
+            #expect(output.hasPrefix(expectedLines(0..<30)))
+            let failure = try #require(report.failures.first)
+            #expect(report.failures.count == 1)
+            #expect(failure.unit == "things page 1")
+            #expect(failure.error.contains("a pagination loop"), "\(failure.error)")
+            #expect(failure.error.contains("already fetched as page index 1"), "\(failure.error)")
+            // The cycle was caught when its cursor came back: three pages fetched, none twice.
+            #expect(server.requestLog.filter { $0.target.contains("loop_to") }.count == 3)
+        }
+    }
+
     @Test("a 4xx other than 408/429 is not retried")
     func clientErrorsAreFinal() async throws {
         try await TestServer.with { server in

@@ -351,20 +351,27 @@ struct UnitWalker: Sendable {
             try await commits.submit(page, state: state)
             try await walkPlanned(rest, state: &state, fetcher: fetcher, commits: commits)
         } else {
-            let next = try following(firstRequest, response: response, index: 1)
+            var loopGuard = PageLoopGuard()
+            loopGuard.visit(firstRequest, index: 0)
+            let next = try following(firstRequest, response: response, index: 1, loopGuard: &loopGuard)
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
             try await commits.submit(page, state: state)
             guard let next else { return }
             runner.metrics.openEnded(1)
             defer { runner.metrics.openEnded(-1) }
-            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits)
+            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits, loopGuard: loopGuard)
         }
     }
 
+    /// Follows the chain from `start`; `loopGuard` holds the pages this run already fetched (a resumed walk starts
+    /// with none), so a chain that comes back to any of them fails instead of looping.
     private func walkSerial(
-        from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher, commits: CommitPipeline
+        from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher, commits: CommitPipeline,
+        loopGuard: PageLoopGuard = PageLoopGuard()
     ) async throws
     {
+        var loopGuard = loopGuard
+        loopGuard.visit(start, index: state.pages)
         var current: PageRequest? = start
         while let request = current {
             if capReached(state: &state) { return }
@@ -374,7 +381,7 @@ struct UnitWalker: Sendable {
             let response = PageResponse(
                 request: request.request, position: request.position, itemCount: page.itemCount,
                 captured: page.captured, head: page.head)
-            let next = try following(request, response: response, index: index + 1)
+            let next = try following(request, response: response, index: index + 1, loopGuard: &loopGuard)
             state.pages += 1
             state.items += page.itemCount
             state.next = next.map { StoredPageRequest($0, redact: runner.redact) }
@@ -473,14 +480,18 @@ struct UnitWalker: Sendable {
             pageIndices: indices))
     }
 
-    /// The request after a page, refusing a chain that points back at the page it came from.
-    private func following(_ request: PageRequest, response: PageResponse, index: Int) throws -> PageRequest? {
+    /// The request after a page, refusing a chain that points back at any page of this walk (a cursor that
+    /// repeats, an A -> B -> A cycle): the job would otherwise fetch and write the same pages forever.
+    private func following(
+        _ request: PageRequest, response: PageResponse, index: Int, loopGuard: inout PageLoopGuard
+    ) throws -> PageRequest? {
         guard let next = unit.pagination.next(after: response) else { return nil }
-        if next.position == request.position || next.request.url == request.request.url {
+        if let earlier = loopGuard.visit(next, index: index) {
+            let message = "the page after \(request.position) is \(next.position), already fetched as page index "
+                + "\(earlier): a pagination loop (check the cursor or next key path)"
             throw JobRunner.PageFailed(record: PageFailureRecord(
                 source: unit.source, unit: unit.id, page: runner.redact(next.position.description), pageIndex: index,
-                url: runner.redact(next.request.url), attempts: 0, status: nil,
-                error: runner.redact("the page after \(request.position) is the same page: a pagination loop (check the cursor or next key path)")))
+                url: runner.redact(next.request.url), attempts: 0, status: nil, error: runner.redact(message)))
         }
         return next
     }
