@@ -16,9 +16,20 @@ struct PageLoopGuard: Sendable {
     /// URL, or `nil` when the page is new.
     @discardableResult
     mutating func visit(_ page: PageRequest, index: Int) -> Int? {
-        let keys = [Self.key(0, page.position), Self.key(1, page.request.method.rawValue + " " + page.request.url)]
-        for key in keys { if let earlier = seen[key] { return earlier } }
-        for key in keys { seen[key] = index }
+        // Two keys written out rather than an array of generic keys: that form crashed the Swift 6.3.1 optimizer
+        // (a SIL verification error in release builds).
+        var positionHasher = Hasher()
+        positionHasher.combine(0)
+        positionHasher.combine(page.position)
+        let positionKey = positionHasher.finalize()
+        var urlHasher = Hasher()
+        urlHasher.combine(1)
+        urlHasher.combine(page.request.method.rawValue)
+        urlHasher.combine(page.request.url)
+        let urlKey = urlHasher.finalize()
+        if let earlier = seen[positionKey] ?? seen[urlKey] { return earlier }
+        seen[positionKey] = index
+        seen[urlKey] = index
         return nil
     }
 
@@ -31,12 +42,5 @@ struct PageLoopGuard: Sendable {
             hint: "the server repeats a cursor or next link; check the cursor or next-page key path",
             method: next.request.method.rawValue, url: next.request.url)
         return PaginationError(position: next.position, index: index, request: next.request, underlying: loop)
-    }
-
-    private static func key(_ kind: Int, _ value: some Hashable) -> Int {
-        var hasher = Hasher()
-        hasher.combine(kind)
-        hasher.combine(value)
-        return hasher.finalize()
     }
 }
