@@ -71,6 +71,12 @@ public struct JSONItemStream<Item: Decodable & Sendable>: AsyncSequence, Sendabl
         init(stream: JSONItemStream) { self.stream = stream }
 
         public mutating func next() async throws -> Item? {
+            try await next(isolation: nil)
+        }
+
+        /// The next item, read on the caller's actor: a consumer on the main actor (top-level code, a UI) does not
+        /// hop to another thread and back for every item, only when a chunk has to be awaited.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Item? {
             while true {
                 if nextIndex < pending.count {
                     defer { nextIndex += 1 }
@@ -79,19 +85,19 @@ public struct JSONItemStream<Item: Decodable & Sendable>: AsyncSequence, Sendabl
                 pending.removeAll(keepingCapacity: true)
                 nextIndex = 0
                 if finished { return nil }
-                try await refill()
+                try await refill(isolation: actor)
             }
         }
 
         /// Reads one more chunk (starting the request on first use) and decodes the items it completes.
-        private mutating func refill() async throws {
-            if body == nil { try await start() }
+        private mutating func refill(isolation actor: isolated (any Actor)?) async throws {
+            if body == nil { try await start(isolation: actor) }
             guard let extractor else { return }
             let request = stream.request
             do {
                 var decoded: [Item] = []
                 let decoder = stream.decoder
-                if let chunk = try await body?.next() {
+                if let chunk = try await body?.next(isolation: actor) {
                     try extractor.feed(chunk) { decoded.append(try $0.decode(Item.self, using: decoder)) }
                 } else {
                     let summary = try extractor.finish { decoded.append(try $0.decode(Item.self, using: decoder)) }
@@ -119,7 +125,7 @@ public struct JSONItemStream<Item: Decodable & Sendable>: AsyncSequence, Sendabl
             }
         }
 
-        private mutating func start() async throws {
+        private mutating func start(isolation actor: isolated (any Actor)?) async throws {
             let response = try await stream.client.stream(stream.request)
             stream.outcome.state.withLock { $0.head = response.head }
             guard response.head.isSuccess else {

@@ -19,6 +19,50 @@ struct ConcurrentPaginationTests {
         }
     }
 
+    @Test("a consumer on the main actor gets every item and every page, in order")
+    func mainActorConsumer() async throws {
+        try await withServer { server in
+            let pagedCase = try #require(Self.knownTotals.first)
+            let (items, pages) = try await Self.consumeOnMainActor(
+                paginator(server, pagedCase, count: 300, query: "&jitter=10"), paginator(server, pagedCase, count: 300))
+            #expect(items == expected(0..<300))
+            #expect(pages.count == 30 && pages.allSatisfy { $0 == 10 })
+        }
+    }
+
+    /// Iterates on the main actor, as top-level code does (the iterators then read on the caller's actor).
+    @MainActor
+    private static func consumeOnMainActor(_ forItems: Paginator<Thing>, _ forPages: Paginator<Thing>) async throws
+        -> (items: [Thing], pageSizes: [Int])
+    {
+        var items: [Thing] = []
+        for try await item in forItems.items {
+            MainActor.assertIsolated()
+            items.append(item)
+        }
+        var pages: [Int] = []
+        for try await page in forPages.pages {
+            MainActor.assertIsolated()
+            pages.append(page.items.count)
+        }
+        return (items, pages)
+    }
+
+    @Test("pages larger than the read-ahead budget are read ahead in part and streamed for the rest")
+    func pagesLargerThanTheReadAhead() async throws {
+        try await withServer { server in
+            // 3 pages of 60,000 items (~1.6 MB each, over the 1 MB a planned page decodes ahead), 3 at once.
+            let large = Paginator(
+                Thing.self, client: Client(), request: Request(url: server.url("/paged/page?n=180000&per_page=60000")),
+                items: "items", style: .page(totalPages: "total_pages"), maxConcurrentPages: 3)
+            let items = try await collect(large.items)
+            #expect(items.count == 180_000)
+            #expect(items.first == Thing(id: 0, name: "item-0"))
+            #expect(items.last == Thing(id: 179_999, name: "item-179999"))
+            #expect(zip(items, items.dropFirst()).allSatisfy { $0.id + 1 == $1.id })
+        }
+    }
+
     @Test("the serial switch fetches one page at a time")
     func serialSwitch() async throws {
         try await withServer { server in

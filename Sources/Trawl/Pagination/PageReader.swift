@@ -39,7 +39,10 @@ struct OpenedPage: Sendable {
 
 /// Reads one opened page: hands out its items as the body arrives and, once the body has ended, the
 /// ``PageResponse`` the strategy needs for the next page. Observers hear about the page at its end.
-final class PageReader<Item: Decodable & Sendable> {
+///
+/// Used by one task at a time: a planned page's task reads ahead (``readAhead(budget:)``), then hands the reader
+/// to the consumer when the task completes (hence `@unchecked Sendable`).
+final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     let paginator: Paginator<Item>
     let page: OpenedPage
     /// The page as the strategy sees it, once the body has ended.
@@ -73,8 +76,8 @@ final class PageReader<Item: Decodable & Sendable> {
         }
     }
 
-    /// The next item of the page, `nil` once the body has ended.
-    func next() async throws -> Item? {
+    /// The next item of the page, `nil` once the body has ended; read on the caller's actor (no hop per item).
+    func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Item? {
         while true {
             if nextIndex < pending.count {
                 defer { nextIndex += 1 }
@@ -84,14 +87,25 @@ final class PageReader<Item: Decodable & Sendable> {
             nextIndex = 0
             if let failure { throw failure }
             if response != nil { return nil }
-            await refill()
+            await refill(isolation: actor)
+        }
+    }
+
+    /// Reads and decodes the body until it ends or `budget` bytes of it have been parsed, keeping the items for
+    /// `next()`: planned pages decode in their own tasks, on every core, while the consumer takes the pages
+    /// before them; a page larger than the budget holds at most that much and streams the rest to the consumer.
+    func readAhead(budget: Int, isolation actor: isolated (any Actor)? = #isolation) async {
+        while response == nil, failure == nil, extractor.byteCount < budget, !Task.isCancelled {
+            await refill(isolation: actor)
         }
     }
 
     /// Every item of the page and the page as the strategy sees it.
-    func readAll() async throws -> (page: Page<Item>, response: PageResponse) {
+    func readAll(isolation actor: isolated (any Actor)? = #isolation) async throws
+        -> (page: Page<Item>, response: PageResponse)
+    {
         var items: [Item] = []
-        while let item = try await next() { items.append(item) }
+        while let item = try await next(isolation: actor) { items.append(item) }
         guard let response else {
             throw paginator.failure(
                 .transport, request: page.request.request, page: page.request, index: page.index,
@@ -107,11 +121,11 @@ final class PageReader<Item: Decodable & Sendable> {
 
     /// Reads one more chunk and decodes the items it completes; at the end of the body, finishes the page.
     /// A failure is kept in `failure`, thrown once the items decoded before it have been handed out.
-    private func refill() async {
+    private func refill(isolation actor: isolated (any Actor)?) async {
         let request = page.request.request
         let chunk: [UInt8]?
         do {
-            chunk = try await nextChunk()
+            chunk = try await nextChunk(isolation: actor)
         } catch {
             failure = paginator.failure(.transport, request: request, page: page.request, index: page.index, error)
             return
@@ -136,12 +150,12 @@ final class PageReader<Item: Decodable & Sendable> {
         }
     }
 
-    private func nextChunk() async throws -> [UInt8]? {
+    private func nextChunk(isolation actor: isolated (any Actor)?) async throws -> [UInt8]? {
         if let body = stubBody {
             stubBody = nil
             return body.isEmpty ? nil : body
         }
-        return try await chunks?.next()
+        return try await chunks?.next(isolation: actor)
     }
 
     private func decode(_ element: JSONElement) throws -> Item {

@@ -24,14 +24,16 @@ struct PageWalk<Item: Decodable & Sendable> {
     private var started = 0
     private var taken = 0
     private var readingPlanned = false
-    private let inFlight = InFlightPages()
+    private let inFlight = InFlightPages<PageReader<Item>>()
+    /// Body bytes a planned page decodes ahead in its own task before it is its turn.
+    static var readAheadBudget: Int { 1 << 20 }
     private var pagesSeen = PageLoopGuard()
 
     init(paginator: Paginator<Item>) { self.paginator = paginator }
 
-    /// The next page to read, its head accepted; `nil` at the end. The page before must have been read to its
-    /// end and reported with ``completed(_:)``.
-    mutating func open() async throws -> OpenedPage? {
+    /// The next page to read, its head accepted (a planned page's first items perhaps decoded already); `nil`
+    /// at the end. The page before must have been read to its end and reported with ``completed(_:)``.
+    mutating func open() async throws -> PageReader<Item>? {
         do {
             return try await advance()
         } catch {
@@ -69,7 +71,7 @@ struct PageWalk<Item: Decodable & Sendable> {
         inFlight.cancelAll()
     }
 
-    private mutating func advance() async throws -> OpenedPage? {
+    private mutating func advance() async throws -> PageReader<Item>? {
         switch state {
         case .done, .readingFirst, .readingSerial:
             return nil
@@ -79,7 +81,7 @@ struct PageWalk<Item: Decodable & Sendable> {
         case .start:
             let first = paginator.strategy.first(paginator.request)
             pagesSeen.visit(first, index: 0)
-            let page = try await paginator.open(first, index: 0)
+            let page = try await PageReader(paginator: paginator, page: paginator.open(first, index: 0))
             opened = 1
             state = .readingFirst
             return page
@@ -88,7 +90,7 @@ struct PageWalk<Item: Decodable & Sendable> {
                 state = .done
                 return nil
             }
-            let page = try await paginator.open(next, index: opened)
+            let page = try await PageReader(paginator: paginator, page: paginator.open(next, index: opened))
             opened += 1
             state = .readingSerial
             return page
@@ -131,7 +133,11 @@ struct PageWalk<Item: Decodable & Sendable> {
             let request = plan[started]
             let paginator = paginator
             let index = opened
-            inFlight.append(Task { try await paginator.open(request, index: index) })
+            inFlight.append(Task {
+                let reader = try await PageReader(paginator: paginator, page: paginator.open(request, index: index))
+                await reader.readAhead(budget: Self.readAheadBudget)
+                return reader
+            })
             started += 1
             opened += 1
         }
@@ -159,9 +165,14 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
         init(paginator: Paginator<Item>) { walk = PageWalk(paginator: paginator) }
 
         public mutating func next() async throws -> Page<Item>? {
-            guard let opened = try await walk.open() else { return nil }
+            try await next(isolation: nil)
+        }
+
+        /// The next page, its items decoded on the caller's actor (no hop per chunk to another thread and back).
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Page<Item>? {
+            guard let reader = try await walk.open() else { return nil }
             do {
-                var (page, response) = try await PageReader(paginator: walk.paginator, page: opened).readAll()
+                var (page, response) = try await reader.readAll(isolation: actor)
                 page.next = walk.completed(response)
                 return page
             } catch {
@@ -196,10 +207,16 @@ public struct PaginatedItems<Item: Decodable & Sendable>: AsyncSequence, Sendabl
         init(paginator: Paginator<Item>) { walk = PageWalk(paginator: paginator) }
 
         public mutating func next() async throws -> Item? {
+            try await next(isolation: nil)
+        }
+
+        /// The next item, read on the caller's actor: a consumer on the main actor (top-level code) does not hop to
+        /// another thread and back for every item, only when a page or a chunk has to be awaited.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Item? {
             while true {
                 if let reader {
                     do {
-                        if let item = try await reader.next() { return item }
+                        if let item = try await reader.next(isolation: actor) { return item }
                     } catch {
                         self.reader = nil
                         walk.stop()
@@ -208,13 +225,8 @@ public struct PaginatedItems<Item: Decodable & Sendable>: AsyncSequence, Sendabl
                     if let response = reader.response { _ = walk.completed(response) }
                     self.reader = nil
                 }
-                guard let opened = try await walk.open() else { return nil }
-                do {
-                    reader = try PageReader(paginator: walk.paginator, page: opened)
-                } catch {
-                    walk.stop()
-                    throw error
-                }
+                reader = try await walk.open()
+                if reader == nil { return nil }
             }
         }
     }

@@ -41,8 +41,17 @@ let api = API(baseURL: url.absoluteString, client: Client(configuration: configu
 
 let clock = ContinuousClock()
 let start = clock.now
-/// Off the main actor, as a server or a job runner would iterate (top-level code is main-actor isolated).
+/// MODE api: iterated off the main actor, as a server or a job runner would; api-main: on the main actor, as
+/// top-level code does (the iterators read on the caller's actor, so neither hops threads per item).
 nonisolated func walk() async -> (items: Int, checksum: Int, errors: Int, firstError: String) {
+    await walk(isolation: nil)
+}
+
+@MainActor func walkOnMain() async -> (items: Int, checksum: Int, errors: Int, firstError: String) {
+    await walk(isolation: MainActor.shared)
+}
+
+func walk(isolation: isolated (any Actor)?) async -> (items: Int, checksum: Int, errors: Int, firstError: String) {
     var items = 0
     var checksum = 0
     do {
@@ -115,6 +124,7 @@ let (items, checksum, errors, firstError) =
     switch mode {
     case "stream": await walkPages(streaming: true)
     case "send": await walkPages(streaming: false)
+    case "api-main": await walkOnMain()
     default: await walk()
     }
 let elapsed = start.duration(to: clock.now)
