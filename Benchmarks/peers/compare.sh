@@ -4,11 +4,13 @@
 #       trawl bench · curl --parallel (same libcurl) · pycurl CurlMulti · aiohttp · httpx (async) ·
 #       async-http-client · URLSession (FoundationNetworking) · wrk (ceiling, no parsing)
 #   (b) one 1 GB JSON body {"items":[...]} streamed, the elements at `items` counted:
-#       trawl get | trawl extract --count · python ijson (yajl2_c) · python json.loads (buffers) · curl | jq --stream
-#   (c) a paginated walk of trawl serve's /paged/page (10,000 pages x 100 items), 16 in flight:
-#       trawl fetch · trawl bench --items · a python aiohttp walker with json.loads
+#       trawl extract --count URL (one process) · trawl get | trawl extract --count · raw yajl over the file (C, no
+#       callbacks: the parse-speed ceiling) · python ijson (yajl2_c) · python json.loads (buffers) · curl | jq --stream
+#   (c) a paginated walk of 10,000 static pages x 100 items (nginx), 16 in flight, items decoded into a struct or
+#       record: Trawl's API (Benchmarks/json walk-bench) · trawl fetch (durable JSONL) · trawl bench --items (count
+#       only) · python walkers building dataclasses: aiohttp + json.loads, pycurl + json.loads, pycurl + orjson
 #   (d) (a) over TLS (self-signed), HTTP/1.1 and HTTP/2 (the peers that speak it)
-# nginx (one worker) and trawl serve run on loopback, on the same two cores as the clients.
+# nginx (one worker) runs on loopback, on the same two cores as the clients.
 # Prints a Markdown table (absolute numbers and each peer's ratio to Trawl within a round) and writes it
 # to Benchmarks/peers/results/latest.md. A peer that fails is reported as "failed: reason".
 #
@@ -17,8 +19,9 @@
 #   STREAM_ROUNDS=K runs (b) in the first K rounds (default 1: each 1 GB pass takes minutes).
 #   PEERS_SWIFT_BUILD=0 skips the Swift peers (reported as not built); PEER_TIMEOUT (s, default 300) per run.
 # Installs what it needs: Debian packages (nginx-light, wrk, jq, libcurl4-openssl-dev, libssl-dev), a
-# virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, pycurl built against the system
-# libcurl), and builds trawl and the Swift peers (Benchmarks/peers/swift, async-http-client + URLSession).
+# virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, orjson, pycurl built against the system
+# libcurl), and builds trawl, walk-bench (Benchmarks/json) and the Swift peers (Benchmarks/peers/swift,
+# async-http-client + URLSession).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -47,8 +50,8 @@ py=$venv/bin/python
 venv_error=""
 setup_venv() {
     if [ ! -x "$py" ]; then python3 -m venv "$venv" || return 1; fi
-    "$py" -c 'import aiohttp, httpx, h2, ijson' 2>/dev/null \
-        || "$venv/bin/pip" install -q 'aiohttp' 'httpx[http2]' 'ijson' >&2 || return 1
+    "$py" -c 'import aiohttp, httpx, h2, ijson, orjson' 2>/dev/null \
+        || "$venv/bin/pip" install -q 'aiohttp' 'httpx[http2]' 'ijson' 'orjson' >&2 || return 1
     # pycurl from source, linked against the system libcurl (the one trawl's engine uses)
     "$py" -c 'import pycurl' 2>/dev/null \
         || "$venv/bin/pip" install -q --no-binary pycurl pycurl >&2 || return 1
@@ -69,6 +72,11 @@ log "building trawl (release)"
 t0=$(date +%s)
 (cd "$root" && swift build -c release --product trawl >&2)
 trawl=$root/.build/release/trawl
+log "building walk-bench (Benchmarks/json, release) and the raw yajl baseline"
+(cd "$root/Benchmarks/json" && rm -f .build/release.yaml && swift build -c release --product walk-bench >&2)
+walk_bench=$(cd "$root/Benchmarks/json" && swift build -c release --show-bin-path)/walk-bench
+yajl_raw=$(mktemp /tmp/trawl-yajl-raw.XXXXXX)
+gcc -O2 -o "$yajl_raw" "$root/Benchmarks/json/yajl_baseline.c" $(pkg-config --cflags --libs yajl)
 log "building the Swift peers (release)"
 swift_error=""
 if [ "${PEERS_SWIFT_BUILD:-1}" = 0 ]; then  # for a run while the Swift peers are still building elsewhere
@@ -97,13 +105,17 @@ big_bytes=$(stat -c %s "$big")
 mid=$(gen_doc 20)
 mid_items=$(cat "$mid.count")
 mid_bytes=$(stat -c %s "$mid")
+walk_pages=$((walk_items / 100))
+walk_dir=$data/walk-$walk_pages
+if [ ! -s "$walk_dir/page-$walk_pages.json" ]; then
+    log "generating $walk_pages pages of 100 items in $walk_dir (once; reused by later runs)"
+    python3 "$here/py/gen_pages.py" "$walk_dir" "$walk_pages" 100
+fi
 
 work=$(mktemp -d /tmp/trawl-peers.XXXXXX)
-serve_pid=""
 cleanup() {
     [ -f "$work/nginx.pid" ] && nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true
-    [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
-    rm -rf "$work"
+    rm -rf "$work" "$yajl_raw"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -117,10 +129,11 @@ PY
 small_bytes=$(stat -c %s "$work/www/small.json")
 ln -s "$big" "$work/www/big.json"
 ln -s "$mid" "$work/www/mid.json"
+ln -s "$walk_dir" "$work/www/walk"
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 \
     -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 chmod -R a+rX "$work" "$data"  # nginx workers drop root
-port=$((20000 + RANDOM % 20000)); tls1=$((port + 1)); tls2=$((port + 2)); sport=$((port + 3))
+port=$((20000 + RANDOM % 20000)); tls1=$((port + 1)); tls2=$((port + 2))
 cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
 pid $work/nginx.pid;
@@ -142,6 +155,7 @@ http {
         root $work/www;
         disable_symlinks off;
         location /s/ { try_files /small.json =404; }
+        location = /walk/page { try_files /walk/page-\$arg_page.json =404; }
     }
     server {
         listen 127.0.0.1:$tls2 ssl http2;
@@ -151,17 +165,14 @@ http {
 }
 CONF
 nginx -c "$work/nginx.conf" -p "$work"
-"$trawl" serve --port "$sport" --threads 1 >"$work/logs/serve.log" 2>&1 &
-serve_pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 50); do
-    curl -sf "$base/s/1" >/dev/null && curl -sf "http://127.0.0.1:$sport/paged/page?n=10" >/dev/null && break
+    curl -sf "$base/s/1" >/dev/null && break
     sleep 0.2
 done
 curl -sf "$base/s/1" >/dev/null || { echo "error: nginx did not start: $(cat "$work/logs/error.log")" >&2; exit 1; }
 curl -sfk --http2 "https://127.0.0.1:$tls2/s/1" >/dev/null || { echo "error: nginx TLS/h2 listener failed" >&2; exit 1; }
-curl -sf "http://127.0.0.1:$sport/paged/page?n=10" >/dev/null \
-    || { echo "error: trawl serve did not start: $(cat "$work/logs/serve.log")" >&2; exit 1; }
+curl -sf "$base/walk/page?page=$walk_pages" >/dev/null || { echo "error: nginx does not serve the walk pages" >&2; exit 1; }
 
 # ------------------------------------------------------------------------------------------ measuring
 results=$work/results.jsonl
@@ -224,6 +235,9 @@ small_round() {  # small_round WORKLOAD ROUND URL_BASE (h1 | h2)
 
 stream_round() {  # stream_round ROUND
     local rd=$1 k="stream:$big_bytes:$big_items"
+    run_peer b "$rd" "trawl extract --count URL (one process)" "$k" 0 \
+        "$trawl" extract --path items --count "$base/big.json"
+    run_peer b "$rd" "raw yajl, no callbacks, over the file (C)" "rate:$big_bytes" 0 "$yajl_raw" "$big"
     run_peer b "$rd" "trawl get | trawl extract --count" "$k" 0 bash -c \
         '/usr/bin/time -f %M -o "$1.1" "$2" get "$3" | /usr/bin/time -f %M -o "$1.2" "$2" extract --path items --count -' \
         _ "$work/time" "$trawl" "$base/big.json"
@@ -235,14 +249,19 @@ stream_round() {  # stream_round ROUND
 }
 
 walk_round() {  # walk_round ROUND
-    local rd=$1 pages=$((walk_items / 100))
-    local u="http://127.0.0.1:$sport/paged/page?n=$walk_items&per_page=100&tag=x"
-    run_peer c "$rd" "trawl fetch (JSONL out)" "items:$walk_items" 0 "$trawl" fetch --url "$u" --items items \
-        --paginate page --total-pages total_pages -c "$walk_conc" --per-host "$walk_conc" -o "$work/walk.jsonl" -q
+    local rd=$1 u="$base/walk/page"
+    run_peer c "$rd" "trawl: Trawl API, items decoded into a struct" json "$walk_items" "$walk_bench" "$u" "$walk_conc"
+    run_peer c "$rd" "trawl fetch (durable JSONL, no decoding)" "items:$walk_items" 0 "$trawl" fetch --url "$u" \
+        --items items --paginate page --total-pages total_pages -c "$walk_conc" --per-host "$walk_conc" \
+        -o "$work/walk.jsonl" -q
     rm -f "$work/walk.jsonl"
     run_peer c "$rd" "trawl bench --items (count only)" trawl-bench-items 0 "$trawl" bench "$u" --items items \
-        --paginate page --total-pages total_pages -c "$walk_conc" -n "$pages" --json
-    py_peer c "$rd" "python aiohttp + json.loads" "items:$walk_items" 0 aiohttp_walk.py "$u" "$walk_conc"
+        --paginate page --total-pages total_pages -c "$walk_conc" -n "$walk_pages" --json
+    py_peer c "$rd" "python aiohttp + json.loads + dataclass" json "$walk_items" walk.py aiohttp "$u" "$walk_conc" json
+    if [ -n "$pycurl_error" ]; then fail_peer c "$rd" "python pycurl + json.loads + dataclass" "$pycurl_error"; else
+        py_peer c "$rd" "python pycurl + json.loads + dataclass" json "$walk_items" walk.py pycurl "$u" "$walk_conc" json
+        py_peer c "$rd" "python pycurl + orjson + dataclass" json "$walk_items" walk.py pycurl "$u" "$walk_conc" orjson
+    fi
 }
 
 setup_secs=$(( $(date +%s) - t_start ))
@@ -280,13 +299,13 @@ meta = {
     "nproc": os.cpu_count(), "cpu": cpu, "mem": f"{int(mem) / 1048576:.0f} GiB", "kernel": platform.release(),
     "os": osname, "rounds": $rounds, "quick": bool($quick), "walk_items": $walk_items,
     "titles": {"a": "$small_bytes", "b": "$((big_bytes / 1048576)) MB",
-               "c": "$((walk_items / 100)) pages x 100 items from \`trawl serve --threads 1\`, $walk_conc in flight"},
+               "c": "$walk_pages static pages x 100 items from nginx, $walk_conc in flight"},
     "workload_notes": {
         "a": "$requests requests per client (aiohttp and URLSession $slow_n, httpx $httpx_n: they are much slower; the rate is per request either way). The drivers time their own request loop; curl's rate is over its process's wall time; wrk runs ${wrk_secs} s. CPU is the client's user+sys per request.",
         "d1": "Self-signed certificate (clients skip verification); the HTTP/1.1 listener offers no h2. URLSession is left out: FoundationNetworking on Linux cannot be told to trust a self-signed certificate.",
         "d2": "One HTTP/2 listener; clients multiplex 64 streams (aiohttp and wrk speak only HTTP/1.1).",
-        "b": "Runs in the first $stream_rounds round(s) (STREAM_ROUNDS). Body from nginx over loopback HTTP/1.1. MB/s = body bytes / wall time of the whole command (pipelines: both stages). jq --stream is given a 20 MB document of the same elements: at its rate (1-5 MB/s) 1 GB would take minutes. Peak RSS: max resident set, summed over a pipeline's stages.",
-        "c": "items/s = all items / wall time of the command. trawl fetch writes every item as JSONL to a file; trawl bench --items only counts them (its -c flows each walk the listing from page 1; -n = $((walk_items / 100)) page requests); the python walker reads page 1 for total_pages, then fans out with json.loads per page.",
+        "b": "Runs in the first $stream_rounds round(s) (STREAM_ROUNDS). Body from nginx over loopback HTTP/1.1. MB/s = body bytes / wall time of the whole command (pipelines: both stages). The raw yajl row parses the same file from the page cache with no callbacks at all: the ceiling for any yajl-based extractor. jq --stream is given a 20 MB document of the same elements: at its rate (1-5 MB/s) 1 GB would take minutes. Peak RSS: max resident set, summed over a pipeline's stages.",
+        "c": "Pages are static files (gen_pages.py: page, per_page, total_pages, total_count and 100 items of 7 fields with a nested object) served by nginx as /walk/page?page=P. Each client reads page 1 for total_pages, then the rest with $walk_conc in flight. The decoded rows build one typed value per item (a Swift struct through Decodable; a Python slotted dataclass) and time their own walk; trawl fetch (every item as durable JSONL, no decoding) and trawl bench --items (items counted as the bodies stream) are timed over the command.",
     },
     "versions": {
         "trawl": "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo ?) (release build)",

@@ -161,6 +161,9 @@ def parse(kind, rec, out, err, n):
         rec["items_per_s"] = items / rec["wall_s"]
         if doc and doc.get("backend"):
             rec["note"] = (rec["note"] + "; " if rec["note"] else "") + "backend " + doc["backend"]
+    elif kind.startswith("rate:"):  # rate:BYTES -- a parser over a file: MB/s from the wall time
+        nbytes = int(kind.split(":")[1])
+        rec["value"] = nbytes / 1e6 / rec["wall_s"]
     elif kind.startswith("items:"):  # a walk whose item count is known: items/s from the wall time
         items = int(kind.split(":")[1])
         doc = json_line(out)
@@ -187,8 +190,7 @@ def report(argv):
     out.append(f"# Trawl vs peers, {meta['date']}")
     out.append("")
     out.append(f"Machine: {meta['nproc']} cores, {meta['cpu']}, {meta['mem']}, kernel {meta['kernel']}, "
-               f"{meta['os']}. Server: nginx (1 worker) or `trawl serve --threads 1` on loopback, sharing the "
-               f"same cores as the client. {meta['rounds']} interleaved round(s){' (--quick)' if meta['quick'] else ''}; "
+               f"{meta['os']}. Server: nginx (1 worker) on loopback, sharing the same cores as the client. {meta['rounds']} interleaved round(s){' (--quick)' if meta['quick'] else ''}; "
                "each ratio is peer / Trawl computed within a round (median over rounds), so it compares runs "
                "made seconds apart. Absolute numbers swing between runs on this shared machine; "
                "ratios are the result.")
