@@ -234,7 +234,6 @@ final class CommitPipeline {
     let limit = 256
     let byteLimit = 16 << 20
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
-    private var head = 0
     private var pendingBytes = 0
 
     init(walker: UnitWalker) { self.walker = walker }
@@ -243,25 +242,17 @@ final class CommitPipeline {
         let commit = walker.store.submitPage(ordinal: walker.unit.ordinal, lines: page.lines, state: state)
         pending.append((commit, page.itemCount, page.host, page.lines.count))
         pendingBytes += page.lines.count
-        while pending.count - head > limit || (pendingBytes > byteLimit && pending.count - head > 1) {
+        while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
             try await drainOne()
         }
     }
 
     func drain() async throws {
-        while head < pending.count { try await drainOne() }
+        while !pending.isEmpty { try await drainOne() }
     }
 
     private func drainOne() async throws {
-        let first = pending[head]
-        head += 1
-        if head == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64, head * 2 >= pending.count {
-            pending.removeFirst(head)
-            head = 0
-        }
+        let first = pending.removeFirst()  // at most `limit` entries: shifting them costs nothing next to a write
         try await first.commit.wait()
         pendingBytes -= first.bytes
         walker.runner.metrics.pageCommitted(source: walker.unit.source, host: first.host, items: first.items)
