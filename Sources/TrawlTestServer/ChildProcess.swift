@@ -48,6 +48,20 @@ public final class ChildProcess: Sendable {
         // port accepting connections after the server closed it (a "refused" port would hang instead).
         Self.closeInherited(&actions)
 
+        // Signals as a fresh process has them: the spawning thread may block some (libdispatch's workers block
+        // most), and a blocked mask or an ignored disposition would be inherited across exec: an openssl server
+        // that never saw SIGTERM outlived every test run.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var path = executable
         var argv = [executable] + arguments
         if let directory {
@@ -62,10 +76,10 @@ public final class ChildProcess: Sendable {
         var pid = pid_t()
         let result = argumentPointers.withUnsafeBufferPointer { argvBuffer -> Int32 in
             guard let argv = argvBuffer.baseAddress else { return EINVAL }
-            guard let environmentPointers else { return posix_spawn(&pid, path, &actions, nil, argv, environ) }
+            guard let environmentPointers else { return posix_spawn(&pid, path, &actions, &attributes, argv, environ) }
             return environmentPointers.withUnsafeBufferPointer { envBuffer -> Int32 in
                 guard let envp = envBuffer.baseAddress else { return EINVAL }
-                return posix_spawn(&pid, path, &actions, nil, argv, envp)
+                return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
             }
         }
         guard result == 0 else {

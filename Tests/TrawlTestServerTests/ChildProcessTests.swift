@@ -48,6 +48,22 @@ struct ChildProcessTests {
         #expect(descriptors.filter { $0 > 2 }.count <= 1, "\(descriptors)")
     }
 
+    @Test("a child starts with no signal blocked or ignored, whatever the spawning thread blocks")
+    func signalsStartFresh() async throws {
+        // Block SIGTERM in this thread (libdispatch's workers block most signals) while spawning.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let child = try ChildProcess("/bin/sleep", ["30"])
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        child.terminate(SIGTERM)
+        _ = try await finished(child)
+        #expect(child.wasSignaled)
+        #expect(child.exitStatus == SIGTERM)
+    }
+
     @Test("terminate sends the signal and the child is seen as signalled")
     func terminate() async throws {
         let child = try ChildProcess("/bin/sleep", ["30"])
