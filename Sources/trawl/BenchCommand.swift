@@ -85,9 +85,7 @@ struct Bench: AsyncParsableCommand {
         if let duration, duration > 1e6 { throw ValidationError("-d must be at most 1000000 seconds") }
         if let warmup, warmup > 1e6 { throw ValidationError("--warmup must be at most 1000000 seconds") }
         if let rate, rate > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("header '\(header)' must look like 'Name: value'")
-        }
+        try HeaderOption.validate(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
             if let flag = pagination.given.first { throw ValidationError("\(flag) needs --items and --paginate") }
@@ -130,9 +128,8 @@ struct Bench: AsyncParsableCommand {
         let prepared = targets.map { url in
             var request = Request(url: url, method: requestMethod, body: requestBody)
             for header in headers {
-                let parts = header.split(separator: ":", maxSplits: 1)
-                let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-                request.headers.add(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
+                let (name, value) = HeaderOption.split(header)
+                request.headers.add(name, value)
             }
             return request
         }

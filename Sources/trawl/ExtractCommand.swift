@@ -36,6 +36,10 @@ struct Extract: AsyncParsableCommand {
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
 
+    func validate() throws {
+        try HeaderOption.validate(header)
+    }
+
     func run() async throws {
         let input: FileHandle?
         if isURL {
@@ -97,12 +101,8 @@ extension Extract {
     private func streamURL(_ consume: ([UInt8]) throws -> Void) async throws {
         var request = Request(url: file)
         for line in header {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw ValidationError("-H '\(line)': expected 'Name: value'")
-            }
-            request.headers.add(
-                String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            let (name, value) = HeaderOption.split(line)
+            request.headers.add(name, value)
         }
         do {
             let response = try await Client().stream(request)

@@ -114,9 +114,7 @@ struct Fetch: AsyncParsableCommand {
         if url != nil, pagination.paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
         if url != nil, items == nil { throw ValidationError("--url needs --items KEYPATH ('' for a bare array)") }
         if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("header '\(header)' is not 'Name: value'")
-        }
+        try HeaderOption.validate(headers)
         if let maxItems, maxItems < 1 { throw ValidationError("--max-items must be at least 1, not \(maxItems)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, not \(maxPages)") }
     }
@@ -182,9 +180,8 @@ struct Fetch: AsyncParsableCommand {
         }
         let style = try pagination.style(defaultSpec: "link")
         let headerTemplates = headers.map { header -> JobHeader in
-            let parts = header.split(separator: ":", maxSplits: 1)
-            return JobHeader(name: parts[0].trimmingCharacters(in: .whitespaces),
-                             value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+            let (name, value) = HeaderOption.split(header)
+            return JobHeader(name: name, value: value)
         }
         var axes: [MatrixAxis] = []
         for spec in matrix {

@@ -93,9 +93,7 @@ struct Get: AsyncParsableCommand {
                     "-F '\(field[..<equals])': ;type= must not contain CR, LF or other control characters")
             }
         }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("header '\(header)' must look like 'Name: value'")
-        }
+        try HeaderOption.validate(headers)
     }
 
     func run() async throws {
@@ -110,9 +108,8 @@ struct Get: AsyncParsableCommand {
         if !form.isEmpty { request.body = try multipartBody() }
         request.method = method.map { HTTPMethod(rawValue: $0) } ?? (request.body == nil ? .get : .post)
         for header in headers {
-            let parts = header.split(separator: ":", maxSplits: 1)
-            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-            request.headers.add(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
+            let (name, value) = HeaderOption.split(header)
+            request.headers.add(name, value)
         }
         if let maxTime { request.timeouts.total = .milliseconds(Int64(maxTime * 1000)) }
         let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
