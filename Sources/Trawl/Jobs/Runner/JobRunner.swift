@@ -321,7 +321,9 @@ struct UnitWalker: Sendable {
             let next = try self.stored { try stored.pageRequest(base: unit.request, unredact: runner.unredact) }
             runner.metrics.openEnded(1)
             defer { runner.metrics.openEnded(-1) }
-            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits)
+            var loopGuard = PageLoopGuard()  // a resumed walk knows only the page it resumes at
+            loopGuard.visit(next, index: state.pages)
+            try await walkSerial(from: next, state: &state, fetcher: fetcher, commits: commits, loopGuard: loopGuard)
             return
         }
         let firstRequest = strategy.first(unit.request)
@@ -354,15 +356,14 @@ struct UnitWalker: Sendable {
         }
     }
 
-    /// Follows the chain from `start`; `loopGuard` holds the pages this run already fetched (a resumed walk starts
-    /// with none), so a chain that comes back to any of them fails instead of looping.
+    /// Follows the chain from `start`; `loopGuard` holds the pages of this walk so far, `start` included, so a chain
+    /// that comes back to any of them fails instead of looping.
     private func walkSerial(
         from start: PageRequest, state: inout Checkpoint.UnitState, fetcher: PageFetcher, commits: CommitPipeline,
-        loopGuard: PageLoopGuard = PageLoopGuard()
+        loopGuard: PageLoopGuard
     ) async throws
     {
         var loopGuard = loopGuard
-        loopGuard.visit(start, index: state.pages)
         var current: PageRequest? = start
         while let request = current {
             if capReached(state: &state) { return }
