@@ -46,7 +46,7 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", stderr == nil ? O_WRONLY : output, 0o644)
         // Nothing else is inherited: a child holding a copy of a test server's listening socket would keep its
         // port accepting connections after the server closed it (a "refused" port would hang instead).
-        Self.closeInherited(&actions)
+        try Self.closeInherited(&actions)
 
         // Signals as a fresh process has them: the spawning thread may block some (libdispatch's workers block
         // most), and a blocked mask or an ignored disposition would be inherited across exec: an openssl server
@@ -97,21 +97,10 @@ public final class ChildProcess: Sendable {
         return unsafeBitCast(symbol, to: CloseFrom.self)
     }()
 
-    private static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
-        if let closeFrom, closeFrom(&actions, 3) == 0 { return }
-        // Without it: close each descriptor open now (one opened meanwhile by another thread may leak).
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        var descriptors: [Int32] = []
-        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return }
-        while let entry = readdir(directory) {
-            // Read the name in place: copying `d_name` whole reads past short records (the Foundation bug above).
-            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
-            if let descriptor = Int32(name), descriptor > 2, descriptor != dirfd(directory) {
-                descriptors.append(descriptor)
-            }
+    private static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws {
+        guard let closeFrom, closeFrom(&actions, 3) == 0 else {
+            throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34 or later)")
         }
-        for descriptor in descriptors { posix_spawn_file_actions_addclose(&actions, descriptor) }
     }
 
     /// Whether the child is still running (reaps it when it has ended).
