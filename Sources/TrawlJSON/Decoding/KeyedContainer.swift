@@ -49,6 +49,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         hasLookup = lookup != nil
         slot = decoder.keyedStates.count
+        // An item with a nested object or two would otherwise grow the array twice.
+        if decoder.keyedStates.capacity == 0 { decoder.keyedStates.reserveCapacity(4) }
         decoder.keyedStates.append(KeyedState(path: path, lookup: lookup))
     }
 
