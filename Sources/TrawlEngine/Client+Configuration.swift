@@ -32,6 +32,15 @@ extension Client {
         public var automaticDecompression: Bool = true
         public var httpVersion: HTTPVersionPreference = .http1_1
         public var tls: TLSOptions = TLSOptions()
+        /// Loop threads, each driving its own libcurl multi handle with its own connections and DNS cache.
+        /// One (the default) drives thousands of transfers; add a second only when the loop thread itself is
+        /// the bottleneck, which on loopback means tens of thousands of small requests per second.
+        ///
+        /// With more than one, `maxConcurrentTransfers` is split between the loops (each runs its share);
+        /// with a per-host cap, every transfer to one origin goes through the same loop, so the cap holds
+        /// exactly. A task running on one of the client's `executors` sends through that executor's loop
+        /// (no thread hop); other callers are spread round-robin.
+        public var loopThreads: Int = 1
         /// Where the client logs warnings (insecure TLS) and debug detail.
         public var logger: Logger = Logger(label: "trawl.engine")
 

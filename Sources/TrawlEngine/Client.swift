@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An HTTP client driven by one libcurl multi handle on its own thread. Create one and share it:
 /// it is safe to use from any number of tasks, reuses connections, and shares DNS results.
 ///
@@ -14,23 +16,53 @@
 /// The loop thread stops when the client (and its `executor`) are released and the last transfer has ended.
 public final class Client: Sendable {
     public let configuration: Configuration
-    /// Runs tasks on the engine's loop thread; see `EngineExecutor`.
-    public let executor: EngineExecutor
-    var loop: CurlLoop { executor.loop }
+    /// Runs tasks on the engine's (first) loop thread; see `EngineExecutor`.
+    public var executor: EngineExecutor { executors[0] }
+    /// One executor per loop thread (`Configuration.loopThreads`). A task that prefers one of them sends
+    /// its requests through that executor's loop.
+    public let executors: [EngineExecutor]
+    private let loops: [CurlLoop]
+    private let nextLoop = Atomic<Int>(0)
     private let defaults: ClientDefaults
 
     public init(configuration: Configuration = Configuration()) {
         var configuration = configuration
         configuration.maxConcurrentTransfers = max(1, configuration.maxConcurrentTransfers)
+        configuration.loopThreads = min(max(1, configuration.loopThreads), configuration.maxConcurrentTransfers)
         self.configuration = configuration
         if !configuration.tls.verifyPeer {
             let warning = "TLS certificate verification is OFF for this client: anyone on the network path "
                 + "can read and alter its traffic"
             configuration.logger.warning("\(warning)")
         }
-        defaults = ClientDefaults(configuration: configuration)
-        executor = EngineExecutor(loop: CurlLoop(configuration: configuration, defaultHeaderLines: defaults.lines))
+        let defaults = ClientDefaults(configuration: configuration)
+        self.defaults = defaults
+        let count = configuration.loopThreads
+        let loops = (0..<count).map { index in
+            var share = configuration
+            // Shares that add up to the client's limit: 64 over 3 loops is 22, 21, 21.
+            share.maxConcurrentTransfers = (configuration.maxConcurrentTransfers + count - 1 - index) / count
+            return CurlLoop(configuration: share, defaultHeaderLines: defaults.lines)
+        }
+        self.loops = loops
+        executors = loops.map { EngineExecutor(loop: $0) }
     }
+
+    /// The loop a transfer goes through: by origin when a per-host cap must hold across loops, else the
+    /// loop whose thread is calling (a task on one of `executors`), else the next one round-robin.
+    func loop(for origin: Origin) -> CurlLoop {
+        guard loops.count > 1 else { return loops[0] }
+        if configuration.maxConnectionsPerHost != nil {
+            return loops[Int(UInt(bitPattern: origin.hashValue) % UInt(loops.count))]
+        }
+        if let current = loops.first(where: { $0.isCurrentThread }) { return current }
+        return loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
+    }
+
+    /// Transfers queued or running, over every loop.
+    var transfersInProgress: Int { loops.reduce(0) { $0 + $1.transfersInProgress.load(ordering: .relaxed) } }
+    /// Easy handles created by each loop.
+    var handlesCreated: [Int] { loops.map { $0.handlesCreated.load(ordering: .relaxed) } }
 
     /// Sends a request and buffers the whole body, up to `Request.maxBodySize` (default: the client's
     /// `maxBodySize`); a larger body fails with `TrawlError.Code.tooLarge`. Redirects are followed per
@@ -41,7 +73,7 @@ public final class Client: Sendable {
         while true {
             let prepared = try PreparedRequest(current, client: defaults, streaming: false)
             let transfer = Transfer(request: prepared, delivery: .buffered)
-            var outcome = try await run(transfer)
+            var outcome = try await run(transfer, on: loop(for: prepared.origin))
             guard let next = try redirects.next(after: outcome, request: current) else {
                 outcome.head.redirects = redirects.chain
                 return Response(head: outcome.head, body: outcome.body)
@@ -61,11 +93,12 @@ public final class Client: Sendable {
             let stream = BodyStream(
                 highWater: configuration.streamBufferSize, method: prepared.method.rawValue, url: prepared.url)
             let transfer = Transfer(request: prepared, delivery: .streaming(stream))
+            let loop = loop(for: prepared.origin)
             stream.connect(
                 resume: { [loop, weak transfer] in if let transfer { loop.resumeReceive(transfer) } },
                 cancel: { [loop, weak transfer] in if let transfer { loop.cancel(transfer) } })
             let body = ResponseBody(stream: stream)
-            var outcome = try await run(transfer)
+            var outcome = try await run(transfer, on: loop)
             guard let next = try redirects.next(after: outcome, request: current) else {
                 outcome.head.redirects = redirects.chain
                 return StreamingResponse(head: outcome.head, body: body)
@@ -75,7 +108,7 @@ public final class Client: Sendable {
     }
 
     /// Runs one hop: submits the transfer and waits for its outcome, cancelling it if the task is.
-    private func run(_ transfer: Transfer) async throws -> TransferOutcome {
+    private func run(_ transfer: Transfer, on loop: CurlLoop) async throws -> TransferOutcome {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.setContinuation(continuation)

@@ -62,6 +62,9 @@ struct Bench: AsyncParsableCommand {
 
     @OptionGroup(title: "Paginated flows (with --items)") var pagination: PaginationFlags
 
+    @Option(help: "Engine loop threads, each with its own connections (default 1; try 2 when the loop is the bottleneck).")
+    var loops: Int = 1
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -76,6 +79,7 @@ struct Bench: AsyncParsableCommand {
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
+        if loops < 1 || loops > 64 { throw ValidationError("--loops must be between 1 and 64") }
         if let warmup, !(warmup >= 0) || !warmup.isFinite {
             throw ValidationError("--warmup must be 0 or more seconds")
         }
@@ -119,6 +123,7 @@ struct Bench: AsyncParsableCommand {
         }
         var config = Client.Configuration()
         config.maxConcurrentTransfers = concurrency
+        config.loopThreads = loops
         if http2 { config.httpVersion = .http2 }
         if insecure { config.tls = .insecureSkipVerification }
         let client = Client(configuration: config)

@@ -30,6 +30,8 @@ struct BenchReport {
 
     let urls: [String]
     let concurrency: Int
+    /// Engine loop threads (`--loops`).
+    var loops = 1
     let mode: Mode
     /// The measured span (after the warm-up).
     let elapsed: Duration
@@ -89,7 +91,7 @@ struct BenchReport {
             : ""
         var lines = [
             "trawl bench: \(completed + failed) requests, \(concurrency) \(items != nil ? "flows" : "concurrent")"
-                + "\(model), \(urls.count) URL(s)"
+                + "\(model), \(urls.count) URL(s)" + (loops > 1 ? ", \(loops) loop threads" : "")
                 + (embeddedServer ? " (embedded test server \(urls[0]))" : ""),
         ]
         if warmupSeconds > 0 {
@@ -127,6 +129,7 @@ struct BenchReport {
         let object: [String: Any] = [
             "urls": urls,
             "concurrency": concurrency,
+            "loops": loops,
             "mode": mode.rawValue,
             "rate": rate.map { $0 as Any } ?? NSNull(),
             "requests": completed,

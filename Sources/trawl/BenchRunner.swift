@@ -7,7 +7,7 @@ import TrawlJSON
 /// Runs the load and gathers what `trawl bench` prints.
 ///
 /// Three shapes of load:
-/// - closed model on URLs (the fast path): `concurrency` workers on the engine's loop thread, each sending
+/// - closed model on URLs (the fast path): `concurrency` workers on the engine's loop threads, each sending
 ///   its next request as soon as the last one finished;
 /// - open model on URLs (`rate`): request `i` is due at `t0 + i / rate` whatever happened before; at most
 ///   `concurrency` are in flight, a request that finds every slot busy waits, and its latency still counts
@@ -119,6 +119,7 @@ struct BenchRunner: Sendable {
             report.flows = results.flows
         }
         report.rate = rate
+        report.loops = client.executors.count
         report.lateStarts = results.lateStarts
         report.maxLateness = results.maxLateness
         report.unsent = unsent
@@ -140,6 +141,11 @@ struct BenchRunner: Sendable {
         }
     }
 
+    /// Workers are spread over the client's loop threads (`--loops`); each sends through its own loop.
+    private func executor(forWorker worker: Int) -> EngineExecutor {
+        client.executors[worker % client.executors.count]
+    }
+
     // MARK: Closed model on URLs
 
     private func closedModel(requests: [Request], clock: ContinuousClock, measureFrom: ContinuousClock.Instant)
@@ -152,7 +158,7 @@ struct BenchRunner: Sendable {
         return await withTaskGroup(of: WorkerResult.self) { group in
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: executor(forWorker: worker)) {
                     var result = WorkerResult()
                     var warmingUp = warming
                     var warmupIndex = worker
@@ -242,8 +248,8 @@ struct BenchRunner: Sendable {
         let ticket = Ticket()
         return await withTaskGroup(of: WorkerResult.self) { group in
             markMeasurementStart(in: &group, clock: clock, at: schedule.due(schedule.warmupTickets))
-            for _ in 0..<concurrency {
-                group.addTask {
+            for worker in 0..<concurrency {
+                group.addTask(executorPreference: executor(forWorker: worker)) {
                     var result = WorkerResult()
                     while true {
                         // Tickets go out in order, so a worker that frees up takes the most overdue request.
@@ -304,7 +310,7 @@ struct BenchRunner: Sendable {
         return await withTaskGroup(of: WorkerResult.self) { group in
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: executor(forWorker: worker)) {
                     var result = WorkerResult()
                     var flowNumber = worker
                     flows: while true {

@@ -42,7 +42,7 @@ func decodeEcho(_ response: Response) throws -> Echo {
 func waitUntilIdle(_ client: Client, timeout: Duration = .seconds(20)) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        if client.loop.transfersInProgress.load(ordering: .relaxed) == 0 { return true }
+        if client.transfersInProgress == 0 { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
     return false

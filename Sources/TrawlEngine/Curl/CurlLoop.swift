@@ -31,6 +31,8 @@ final class CurlLoop: @unchecked Sendable {
     /// Transfers queued or running, and easy handles ever created: observable from tests.
     let transfersInProgress = Atomic<Int>(0)
     let handlesCreated = Atomic<Int>(0)
+    /// The loop thread's `pthread_self()`, once it runs (0 before).
+    private let threadID = Atomic<UInt>(0)
     private let multi: UnsafeMutableRawPointer
     private let configuration: Client.Configuration
     /// The client's default header lines as one curl list, built once and shared by every transfer
@@ -72,6 +74,9 @@ final class CurlLoop: @unchecked Sendable {
 
     // MARK: - any thread
 
+    /// Whether the caller runs on this loop's thread.
+    var isCurrentThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
     func submit(_ transfer: Transfer) {
         transfersInProgress.add(1, ordering: .relaxed)
         enqueue(.start(transfer))
@@ -105,6 +110,7 @@ final class CurlLoop: @unchecked Sendable {
     // MARK: - loop thread
 
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
         var commands: [Command] = []
         while true {
             let shuttingDown = inbox.withLock { inbox -> Bool in
