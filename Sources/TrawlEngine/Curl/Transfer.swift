@@ -34,8 +34,15 @@ final class Transfer: @unchecked Sendable {
     var stallWindowStart: ContinuousClock.Instant?
     var stallWindowBytes = 0
     private var status = 0
-    private var headerFields = ReceivedHeaders()
-    private var headers: HTTPHeaders { HTTPHeaders(received: headerFields) }
+    private var headerLines = HeaderLines()
+    /// `headerLines` frozen for readers; rebuilt if a line arrives after it was taken.
+    private var frozenHeaders: ReceivedHeaders?
+    private var headers: HTTPHeaders {
+        if let frozenHeaders { return HTTPHeaders(received: frozenHeaders) }
+        let frozen = ReceivedHeaders(headerLines)
+        frozenHeaders = frozen
+        return HTTPHeaders(received: frozen)
+    }
     private var headComplete = false
     private var headDelivered = false
     private var isRedirect = false
@@ -66,38 +73,39 @@ final class Transfer: @unchecked Sendable {
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
         bytesMoved &+= line.count
-        if line.starts(with: "HTTP/".utf8) {
+        if line.count >= 5, line[0] == 72, line[1] == 84, line[2] == 84, line[3] == 80, line[4] == 47 {  // "HTTP/"
             // A new head: the first, or the next after a 1xx.
             status = Self.parseStatus(line)
-            if headerFields.count > 0 { headerFields = ReceivedHeaders() }  // the head after a 1xx
+            if headerLines.count > 0 { headerLines = HeaderLines() }  // the head after a 1xx
+            frozenHeaders = nil
             headComplete = false
             return
         }
         guard !headComplete else { return }  // trailers
-        if line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }) {
+        var end = line.count
+        while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
+        if end == 0 {
             if status >= 200 { headCompleted() }
             return
         }
-        var end = line.count
-        while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
+        frozenHeaders = nil
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         if content[0] == 32 || content[0] == 9 {
-            headerFields.appendContinuation(content)  // obs-fold
-            return
+            headerLines.appendContinuation(content)  // obs-fold
+        } else {
+            headerLines.append(content)
         }
-        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return }
-        headerFields.append(line: content, colon: colon)
     }
 
     private func headCompleted() {
         headComplete = true
-        if request.followsRedirects, RedirectStep.isFollowable(status), headers.contains("Location") {
+        if request.followsRedirects, RedirectStep.isFollowable(status), headerLines.hasLocation {
             isRedirect = true
             return
         }
         switch delivery {
         case .buffered:
-            if let length = headers["Content-Length"].flatMap(Int.init), length > 0,
+            if let length = headerLines.contentLength, length > 0,
                length <= (request.maxBodySize ?? Int.max), length <= 64 << 20 {
                 body.reserveCapacity(length)
             }
@@ -116,13 +124,13 @@ final class Transfer: @unchecked Sendable {
                 hint: "raise Request.maxBodySize (or the client's maxBodySize), or stream the body")
             return 0
         }
-        if excerpt.count < 512 {
-            excerpt.append(copying: UnsafeRawBufferPointer(rebasing: bytes.prefix(512 - excerpt.count)))
-        }
         switch delivery {
         case .buffered:
-            body.append(copying: bytes)
+            body.append(copying: bytes)  // the excerpt is the body's start
         case .streaming(let stream):
+            if excerpt.count < 512 {
+                excerpt.append(copying: UnsafeRawBufferPointer(rebasing: bytes.prefix(512 - excerpt.count)))
+            }
             switch stream.offer(bytes) {
             case .accepted: break
             case .pause:
@@ -223,7 +231,7 @@ final class Transfer: @unchecked Sendable {
                    underlying: (any Error & Sendable)? = nil) -> TrawlError {
         TrawlError(
             code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
-            status: status > 0 ? status : nil, headers: status > 0 ? headers : nil, bodyExcerpt: excerpt,
+            status: status > 0 ? status : nil, headers: status > 0 ? headers : nil, bodyExcerpt: bodyExcerpt,
             curlCode: curlCode, curlMessage: curlMessage, underlying: underlying)
     }
 
@@ -233,6 +241,12 @@ final class Transfer: @unchecked Sendable {
         return makeError(
             code: .stalled, "fewer than \(timeouts.stallMinimumBytesPerSecond) bytes/s moved for \(stall)",
             hint: "the server stopped sending; retry, or raise Timeouts.stall")
+    }
+
+    /// The first 512 bytes of the body received so far.
+    private var bodyExcerpt: [UInt8] {
+        if case .buffered = delivery { return Array(body.prefix(512)) }
+        return excerpt
     }
 
     /// Bytes of body received so far (for error messages).

@@ -1,4 +1,5 @@
 internal import CCurl
+import Glibc
 
 /// Copies a prepared request into a pooled easy handle: every option Trawl sets lives here.
 enum TransferSetup {
@@ -57,6 +58,12 @@ enum TransferSetup {
         easy.set(CURLOPT_HTTPHEADER, slist: list)
     }
 
+    /// Whether any variable libcurl reads for a proxy is set (read once per process).
+    private static let proxyInEnvironment: Bool = {
+        let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        return names.contains { name in getenv(name) != nil }
+    }()
+
     /// Options fixed for the client's lifetime, set once per handle.
     private static func setClientOptions(_ easy: EasyHandle, configuration: Client.Configuration) {
         // Secure defaults: only http(s), also after redirects (which Trawl follows itself), no signals.
@@ -67,6 +74,12 @@ enum TransferSetup {
         easy.set(CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer)
         easy.set(CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyPeer ? 2 : 0)
         if let caFile = configuration.tls.caFile { easy.set(CURLOPT_CAINFO, caFile) }
+        if !proxyInEnvironment {
+            // No proxy variable is set: say so once, instead of libcurl reading five or six environment
+            // variables on every request (a proxy set later in the process's life is not picked up).
+            easy.set(CURLOPT_PROXY, "")
+            easy.set(CURLOPT_NOPROXY, "")
+        }
 
         easy.set(CURLOPT_WRITEFUNCTION, dataCallback: trawlWriteCallback)
         easy.set(CURLOPT_HEADERFUNCTION, dataCallback: trawlHeaderCallback)
