@@ -70,7 +70,11 @@ let package = Package(
                 "TrawlTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
+            ],
+            // The CLI allocates with tcmalloc (Debian's libgoogle-perftools-dev): at ~45k small requests/s
+            // glibc's malloc/free, mostly libcurl's, cost ~10% of the loop thread (Benchmarks/peers/README.md).
+            // The library products leave the allocator to the application.
+            linkerSettings: [.linkedLibrary("tcmalloc_minimal", .when(platforms: [.linux]))]
         ),
         .testTarget(
             name: "TrawlEngineTests",
