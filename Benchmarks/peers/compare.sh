@@ -211,6 +211,10 @@ small_round() {  # small_round WORKLOAD ROUND URL_BASE (h1 | h2)
     [ "$proto" = h2 ] && h=(--http2)
     run_peer "$wl" "$rd" "trawl bench" trawl-bench "$requests" \
         "$trawl" bench -c "$conc" -n "$requests" --json ${h[@]+"${h[@]}"} ${tlsflags[@]+"${tlsflags[@]}"} "$u/s/a"
+    if [ "$proto" = h1 ]; then  # a second loop thread uses the core nginx leaves free
+        run_peer "$wl" "$rd" "trawl bench --loops 2" trawl-bench "$requests" \
+            "$trawl" bench -c "$conc" --loops 2 -n "$requests" --json ${tlsflags[@]+"${tlsflags[@]}"} "$u/s/a"
+    fi
     run_peer "$wl" "$rd" "curl --parallel (same libcurl)" curl "$requests" \
         curl -s --no-progress-meter --parallel --parallel-max "$conc" $([ "$proto" = h2 ] && echo --http2 || echo --http1.1) \
         ${tlsflags[@]+"${tlsflags[@]}"} -o /dev/null -w '%{http_code}\n' "$u/s/[1-$requests]"

@@ -18,8 +18,7 @@ struct PreparedRequest: Sendable {
     var acceptEncoding: Bool
 
     /// Checks the URL and headers and merges the client's defaults. Throws before anything is sent.
-    init(_ request: Request, client: ClientDefaults, streaming: Bool) throws {
-        let configuration = client.configuration
+    init(_ request: Request, client: borrowing ClientDefaults, streaming: Bool) throws {
         let origin = Origin(url: request.url)
         if let origin, origin.scheme != "http", origin.scheme != "https" {
             throw TrawlError(
@@ -78,12 +77,12 @@ struct PreparedRequest: Sendable {
         self.headerLines = lines
         self.usesClientHeaderLines = usesClientLines
         self.body = request.body
-        self.timeouts = configuration.timeouts.applying(request.timeouts)
-        self.maxBodySize = request.maxBodySize ?? (streaming ? nil : configuration.maxBodySize)
+        self.timeouts = client.configuration.timeouts.applying(request.timeouts)
+        self.maxBodySize = request.maxBodySize ?? (streaming ? nil : client.configuration.maxBodySize)
         self.origin = origin
         self.onProgress = request.onProgress
-        self.followsRedirects = (request.redirects ?? configuration.redirects).maxRedirects > 0
-        self.acceptEncoding = configuration.automaticDecompression && !request.headers.contains("Accept-Encoding")
+        self.followsRedirects = (request.redirects ?? client.configuration.redirects).maxRedirects > 0
+        self.acceptEncoding = client.configuration.automaticDecompression && !request.headers.contains("Accept-Encoding")
             && !client.fields.contains { HTTPHeaders.equalNames($0.name, "Accept-Encoding") }
     }
 

@@ -2,7 +2,8 @@
 /// browsers and curl do, and strips credentials whenever the scheme, host or port changes.
 struct RedirectTracker {
     private let policy: RedirectPolicy
-    private let configuration: Client.Configuration
+    /// The client's sensitive header names (not the whole configuration: this is built for every request).
+    private let clientSensitiveHeaders: Set<String>
     /// Method + URL of every hop so far; built on the first redirect (most requests have none).
     private var visited: Set<String> = []
     private var crossedOrigin = false
@@ -10,12 +11,12 @@ struct RedirectTracker {
 
     init(request: Request, configuration: Client.Configuration) {
         policy = request.redirects ?? configuration.redirects
-        self.configuration = configuration
+        clientSensitiveHeaders = configuration.sensitiveHeaders
     }
 
     private func sensitiveHeaders(of request: Request) -> Set<String> {
         RedirectPolicy.credentialHeaders
-            .union(configuration.sensitiveHeaders.map { $0.lowercased() })
+            .union(clientSensitiveHeaders.map { $0.lowercased() })
             .union(request.sensitiveHeaders.map { $0.lowercased() })
     }
 

@@ -208,12 +208,15 @@ def report(argv):
             out.append("")
         peers = list(dict.fromkeys(r["peer"] for r in rows))
         ref = next((p for p in peers if p.startswith("trawl")), None)
+        # With a two-loop Trawl row, a second ratio column compares every peer with it as well.
+        ref2 = next((p for p in peers if p.startswith("trawl") and "--loops 2" in p), None)
         by_round = {}
         for r in rows:
             by_round.setdefault(r["round"], {})[r["peer"]] = r
         is_stream = wl == "b"
         per_unit = "CPU µs/req" if wl in ("a", "d1", "d2") else ("CPU s" if wl == "b" else "CPU µs/item")
-        head = f"| peer | {unit} (median; min–max) | vs Trawl | {per_unit} | peak RSS MB | N | notes |"
+        vs2 = " vs Trawl --loops 2 |" if ref2 else ""
+        head = f"| peer | {unit} (median; min–max) | vs Trawl |{vs2} {per_unit} | peak RSS MB | N | notes |"
         if is_stream:
             head = f"| peer | MB/s (median; min–max) | items/s | vs Trawl | CPU s | peak RSS MB | notes |"
         out.append(head)
@@ -228,14 +231,19 @@ def report(argv):
             vals = [r["value"] for r in good]
             med = statistics.median(vals)
             rng = f"{fmt(med)}" + (f" ({fmt(min(vals))}–{fmt(max(vals))})" if len(vals) > 1 else "")
-            ratios = []
-            for rd, peers_in_round in by_round.items():
-                a, b = peers_in_round.get(p), peers_in_round.get(ref)
-                if a and b and a["ok"] and b["ok"] and b["value"]:
-                    ratios.append(a["value"] / b["value"])
-            ratio = "1" if p == ref else (f"{statistics.median(ratios):.2f}x" if ratios else "-")
-            if p != ref and len(ratios) > 1:
-                ratio += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+            def ratio_to(reference):
+                ratios = []
+                for rd, peers_in_round in by_round.items():
+                    a, b = peers_in_round.get(p), peers_in_round.get(reference)
+                    if a and b and a["ok"] and b["ok"] and b["value"]:
+                        ratios.append(a["value"] / b["value"])
+                text = "1" if p == reference else (f"{statistics.median(ratios):.2f}x" if ratios else "-")
+                if p != reference and len(ratios) > 1:
+                    text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+                return text
+            ratio = ratio_to(ref)
+            if ref2:
+                ratio += " | " + ratio_to(ref2)
             rss = statistics.median([r["rss_kb"] for r in good if r["rss_kb"]] or [0]) / 1024
             notes = "; ".join(dict.fromkeys(r["note"] for r in good if r["note"]))
             failed = [r for r in mine if not r["ok"]]
