@@ -249,8 +249,7 @@ final class CurlLoop: @unchecked Sendable {
             let code = message.pointee.data.result
             var context: UnsafeMutableRawPointer?
             _ = trawl_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
-            guard let context else { continue }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            guard let transfer = currentTransfer(context)?.takeUnretainedValue() else { continue }
             finish(transfer, code: code, cancellation: nil)
             freed = true
         }
@@ -308,6 +307,7 @@ final class CurlLoop: @unchecked Sendable {
         transfer.upload?.close()
         transfer.upload = nil
         if let easy = transfer.easy {
+            easy.context.pointee = nil
             transfer.easy = nil
             if reusable, pool.count < configuration.maxConcurrentTransfers { pool.append(easy) }
         }

@@ -205,25 +205,23 @@ final class Transfer: @unchecked Sendable {
         guard let easy else {
             return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: .unknown)
         }
+        var info = trawl_transfer_info()
+        trawl_curl_transfer_info(easy.raw, total ? 1 : 0, &info)
         let version: HTTPVersion
-        switch easy.long(CURLINFO_HTTP_VERSION) {
+        switch info.http_version {
         case CURL_HTTP_VERSION_1_0: version = .http1_0
         case CURL_HTTP_VERSION_1_1: version = .http1_1
         case CURL_HTTP_VERSION_2_0: version = .http2
         case CURL_HTTP_VERSION_3: version = .http3
         default: version = .unknown
         }
-        let ip = easy.string(CURLINFO_PRIMARY_IP)
-        let port = easy.long(CURLINFO_PRIMARY_PORT)
+        let ip = info.ip.flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
         let timings = Timings(
-            dns: easy.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
-            connect: easy.microseconds(CURLINFO_CONNECT_TIME_T),
-            tls: easy.microseconds(CURLINFO_APPCONNECT_TIME_T),
-            firstByte: easy.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
-            total: total ? easy.microseconds(CURLINFO_TOTAL_TIME_T) : nil)
+            dns: .microseconds(Int64(info.dns)), connect: .microseconds(Int64(info.connect)),
+            tls: .microseconds(Int64(info.tls)), firstByte: .microseconds(Int64(info.first_byte)),
+            total: total ? .microseconds(Int64(info.total)) : nil)
         return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
-                            remoteIP: ip?.isEmpty == false ? ip : nil, remotePort: port, timings: timings,
-                            redirects: [])
+                            remoteIP: ip, remotePort: info.port, timings: timings, redirects: [])
     }
 
     func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil,

@@ -16,12 +16,13 @@ enum TransferSetup {
         }
 
         easy.set(CURLOPT_URL, request.url)
-        easy.set(CURLOPT_PRIVATE, pointer: context)
-        easy.set(CURLOPT_WRITEDATA, pointer: context)
-        easy.set(CURLOPT_HEADERDATA, pointer: context)
-        easy.set(CURLOPT_READDATA, pointer: context)
-        easy.set(CURLOPT_XFERINFODATA, pointer: context)
-        easy.set(CURLOPT_NOPROGRESS, request.onProgress == nil)
+        easy.context.pointee = context
+        // Options a pooled handle keeps between transfers are set only when they change.
+        let noProgress = request.onProgress == nil
+        if easy.noProgress != noProgress {
+            easy.set(CURLOPT_NOPROGRESS, noProgress)
+            easy.noProgress = noProgress
+        }
 
         let bufferSize: Int
         if case .streaming = transfer.delivery { bufferSize = 128 << 10 } else { bufferSize = 16 << 10 }
@@ -35,17 +36,29 @@ enum TransferSetup {
         }
 
         let timeouts = request.timeouts
-        easy.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.trawlMilliseconds ?? 0)
-        easy.set(CURLOPT_TIMEOUT_MS, timeouts.total?.trawlMilliseconds ?? 0)
+        let connectTimeout = timeouts.connect?.trawlMilliseconds ?? 0
+        if easy.connectTimeoutMilliseconds != connectTimeout {
+            easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+            easy.connectTimeoutMilliseconds = connectTimeout
+        }
+        let totalTimeout = timeouts.total?.trawlMilliseconds ?? 0
+        if easy.totalTimeoutMilliseconds != totalTimeout {
+            easy.set(CURLOPT_TIMEOUT_MS, totalTimeout)
+            easy.totalTimeoutMilliseconds = totalTimeout
+        }
         // Stalls are detected by the loop (CurlLoop.abortStalledTransfers), not CURLOPT_LOW_SPEED_*: libcurl's
         // speed check re-arms a timer on every progress update, which showed in profiles of small requests.
 
         try configureMethodAndBody(easy, for: transfer)
 
         if request.usesClientHeaderLines, let defaultHeaderList {
-            easy.set(CURLOPT_HTTPHEADER, slist: defaultHeaderList)  // shared: never freed per transfer
+            if easy.sharedHeaderList != defaultHeaderList {
+                easy.set(CURLOPT_HTTPHEADER, slist: defaultHeaderList)  // shared: never freed per transfer
+                easy.sharedHeaderList = defaultHeaderList
+            }
             return
         }
+        easy.sharedHeaderList = nil
         var list: UnsafeMutablePointer<curl_slist>?
         for line in request.headerLines {
             guard let appended = curl_slist_append(list, line) else {
@@ -100,11 +113,14 @@ enum TransferSetup {
         let request = transfer.request
         let method = request.method
         guard request.body != nil || PreparedRequest.methodSendsEmptyBody(method) else {
+            guard easy.bodilessMethod != method else { return }  // the same as the handle's last request
             easy.set(CURLOPT_HTTPGET, true)  // clears upload mode
             easy.set(CURLOPT_NOBODY, method == .head)
             easy.set(CURLOPT_CUSTOMREQUEST, method == .get || method == .head ? nil : method.rawValue)
+            easy.bodilessMethod = method
             return
         }
+        easy.bodilessMethod = nil
         // Every body goes through the read callback ("upload" mode) with the method named explicitly,
         // so bytes, files and streams share one path and nothing adds a default Content-Type.
         let reader = try UploadReader(
