@@ -1,21 +1,23 @@
 /// A request checked and merged with the client's settings, ready for the loop thread.
 /// Everything here is computed off the loop thread so the loop only copies values into libcurl.
-struct PreparedRequest: Sendable {
-    var url: String
-    var method: HTTPMethod
+/// A class: the transfer and the loop pass it around by reference (as a struct, its copies cost a
+/// retain/release pair per field, several times per request).
+final class PreparedRequest: Sendable {
+    let url: String
+    let method: HTTPMethod
     /// Final header lines in libcurl's form ("Name: value", or "Name;" for an empty value).
-    var headerLines: [String]
+    let headerLines: [String]
     /// The lines are exactly the client's defaults, so the loop can send its prebuilt header list.
-    var usesClientHeaderLines: Bool
-    var body: RequestBody?
-    var timeouts: Timeouts
+    let usesClientHeaderLines: Bool
+    let body: RequestBody?
+    let timeouts: Timeouts
     /// Body byte limit (decoded); `nil` = unlimited.
-    var maxBodySize: Int?
-    var origin: Origin
-    var onProgress: (@Sendable (TransferProgress) -> Void)?
+    let maxBodySize: Int?
+    let origin: Origin
+    let onProgress: (@Sendable (TransferProgress) -> Void)?
     /// Whether a 301/302/303/307/308 with a `Location` ends this transfer as a redirect (body discarded).
-    var followsRedirects: Bool
-    var acceptEncoding: Bool
+    let followsRedirects: Bool
+    let acceptEncoding: Bool
 
     /// Checks the URL and headers and merges the client's defaults. Throws before anything is sent.
     init(_ request: Request, client: borrowing ClientDefaults, streaming: Bool) throws {

@@ -40,7 +40,8 @@ final class CurlLoop: @unchecked Sendable {
     private let defaultHeaderList: UnsafeMutablePointer<curl_slist>?
 
     // Loop-thread state.
-    private var live: [ObjectIdentifier: Transfer] = [:]
+    /// Running transfers; each knows its index (`Transfer.liveIndex`), so removal is a swap with the last.
+    private var live: [Transfer] = []
     private var waiting: WaitingQueue
     private var perOrigin: [Origin: Int] = [:]
     private var pool: [EasyHandle] = []
@@ -161,7 +162,7 @@ final class CurlLoop: @unchecked Sendable {
                 waiting.append(transfer)
             }
         case .cancel(let transfer):
-            if live[ObjectIdentifier(transfer)] != nil {
+            if isLive(transfer) {
                 finish(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
             } else if waiting.remove(transfer) {
                 complete(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
@@ -231,7 +232,8 @@ final class CurlLoop: @unchecked Sendable {
             recycle(transfer)
             return
         }
-        live[ObjectIdentifier(transfer)] = transfer
+        transfer.liveIndex = live.count
+        live.append(transfer)
         if configuration.maxConnectionsPerHost != nil { perOrigin[transfer.request.origin, default: 0] += 1 }
     }
 
@@ -260,7 +262,7 @@ final class CurlLoop: @unchecked Sendable {
     /// restarts while the transfer is paused (a slow consumer or body source is not a stalled network).
     private func abortStalledTransfers(now: ContinuousClock.Instant) -> Bool {
         var stalled: [Transfer] = []
-        for transfer in live.values {
+        for transfer in live {
             guard let stall = transfer.request.timeouts.stall else { continue }
             guard let start = transfer.stallWindowStart, !transfer.receivePaused, !transfer.sendPaused else {
                 transfer.stallWindowStart = now
@@ -282,11 +284,26 @@ final class CurlLoop: @unchecked Sendable {
         return !stalled.isEmpty
     }
 
+    private func isLive(_ transfer: Transfer) -> Bool {
+        guard let index = transfer.liveIndex else { return false }
+        return index < live.count && live[index] === transfer
+    }
+
+    private func removeLive(_ transfer: Transfer) {
+        guard isLive(transfer), let index = transfer.liveIndex else { return }
+        let last = live.removeLast()
+        if last !== transfer {
+            live[index] = last
+            last.liveIndex = index
+        }
+        transfer.liveIndex = nil
+    }
+
     /// Removes a live transfer from the multi handle, completes it and recycles its handle.
     private func finish(_ transfer: Transfer, code: CURLcode, cancellation: TrawlError?) {
         if let easy = transfer.easy { _ = curl_multi_remove_handle(multi, easy.raw) }
         complete(transfer, code: code, cancellation: cancellation)
-        live.removeValue(forKey: ObjectIdentifier(transfer))
+        removeLive(transfer)
         // A handle that failed, was cancelled or is paused may hold state from that transfer: drop it.
         let reusable = code == CURLE_OK && cancellation == nil && !transfer.receivePaused && !transfer.sendPaused
         if configuration.maxConnectionsPerHost != nil, let count = perOrigin[transfer.request.origin] {

@@ -24,6 +24,8 @@ final class Transfer: @unchecked Sendable {
 
     // Loop-thread state.
     var easy: EasyHandle?
+    /// Position in the loop's list of running transfers.
+    var liveIndex: Int?
     var headerList: UnsafeMutablePointer<curl_slist>?
     var upload: UploadReader?
     var cancelRequested = false
