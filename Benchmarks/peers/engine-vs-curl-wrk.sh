@@ -56,6 +56,7 @@ sleep 0.5
 base="http://127.0.0.1:$port"
 curl -sf "$base/s/1" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
 
+ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
 cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time output
     awk '/User time/ {u=$4} /System time/ {s=$4} END {printf "%.0f", (u+s)*1e6}' "$1"
 }
@@ -82,7 +83,6 @@ for r in $(seq 1 "$rounds"); do
 
     w_rps=$(wrk -c 64 -t 2 -d 5s "$base/s/a" | awk '/Requests\/sec/ {printf "%.0f", $2}')
     read -r f_rps f_cpu < <("$floor_bin" "$base/s/a" "$requests" | awk '{printf "%.0f %.1f\n", $5, $7}')
-    ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
     printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" "$r" "$t_rps" "$t2_rps" "$c_rps" "$w_rps" \
         "$f_rps" "$(ratio "$t_rps" "$c_rps")" "$(ratio "$t_rps" "$w_rps")" "$(ratio "$t2_rps" "$c_rps")" \
         "$(ratio "$t2_rps" "$w_rps")" "$t_cpu" "$t2_cpu" "$c_cpu" "$f_cpu"

@@ -90,20 +90,16 @@ struct BenchRunner: Sendable {
         case .urls(let requests):
             if let rate {
                 let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit)
-                // Open-model workers also run on the loop thread; they sleep until each request is due.
-                results = await withTaskExecutorPreference(client.executor) {
-                    await openModel(requests: requests, schedule: schedule, clock: clock)
-                }
+                // Open-model workers also run on the loop threads; they sleep until each request is due.
+                results = await openModel(requests: requests, schedule: schedule, clock: clock)
                 if case .duration = limit {
                     let started = results.latencies.totalCount + UInt64(results.errors.values.reduce(0, +))
                     unsent = max(0, schedule.endTicket - schedule.warmupTickets - Int(started))
                 }
             } else {
-                // The workers run on the engine's loop thread: a finished transfer resumes its worker there,
-                // with no thread hand-off (the worker's own work per request is a few counters).
-                results = await withTaskExecutorPreference(client.executor) {
-                    await closedModel(requests: requests, clock: clock, measureFrom: measureFrom)
-                }
+                // The workers run on the engine's loop threads (`executor(forWorker:)`): a finished transfer
+                // resumes its worker there, with no thread hand-off (its own work per request is a few counters).
+                results = await closedModel(requests: requests, clock: clock, measureFrom: measureFrom)
             }
         case .pages(let requests, let items, let style):
             results = await flows(requests: requests, items: items, style: style, clock: clock, measureFrom: measureFrom)

@@ -20,12 +20,7 @@ struct DownloadCLITests {
             #expect(workspace.exists("file.bin.part"))
             #expect(!workspace.exists("file.bin"))
 
-            let resumed = try await trawl(
-                ["get", server.url("/download/\(size)"), "-o", "file.bin", "--continue"], in: workspace)
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.contains("resumed at byte"), "\(resumed.stderr)")
-            #expect(try fileMatchesContent(workspace.path("file.bin"), size: size))
-            #expect(!workspace.exists("file.bin.part"))
+            try await expectResumedDownload(server.url("/download/\(size)"), size: size, in: workspace)
         }
     }
 

@@ -38,6 +38,18 @@ func fileMatchesContent(_ path: String, size: Int) throws -> Bool {
     return offset == size
 }
 
+/// Runs `trawl get URL -o file.bin --continue` in `workspace`, where `file.bin.part` holds the start of the
+/// download, and checks that it resumed and left the whole, correct `file.bin` and no part file.
+func expectResumedDownload(
+    _ url: String, size: Int, in workspace: Workspace, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let resumed = try await trawl(["get", url, "-o", "file.bin", "--continue"], in: workspace)
+    #expect(resumed.status == 0, "\(resumed.stderr)", sourceLocation: sourceLocation)
+    #expect(resumed.stderr.contains("resumed at byte"), "\(resumed.stderr)", sourceLocation: sourceLocation)
+    #expect(try fileMatchesContent(workspace.path("file.bin"), size: size), sourceLocation: sourceLocation)
+    #expect(!workspace.exists("file.bin.part"), sourceLocation: sourceLocation)
+}
+
 /// Free bytes on the temporary directory's file system: the 1 GB tests need about 2.5 GB.
 let temporaryFreeBytes: Int64 = {
     let attributes = try? FileManager.default.attributesOfFileSystem(forPath: NSTemporaryDirectory())
@@ -154,12 +166,7 @@ struct TransferCLITests {
             #expect(kept == 3_000_000)
             #expect(!workspace.exists("file.bin"))
 
-            let resumed = try await trawl(
-                ["get", server.url("/download/\(size)"), "-o", "file.bin", "--continue"], in: workspace)
-            #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.contains("resumed at byte"), "\(resumed.stderr)")
-            #expect(try fileMatchesContent(workspace.path("file.bin"), size: size))
-            #expect(!workspace.exists("file.bin.part"))
+            try await expectResumedDownload(server.url("/download/\(size)"), size: size, in: workspace)
 
             // --sha256 checks the result; a wrong value fails and keeps nothing in place.
             let wrong = try await trawl(

@@ -1,18 +1,19 @@
 internal import CCurl
 
 /// One libcurl easy handle and its error buffer. Handles are pooled by the loop and reused without
-/// `curl_easy_reset`: options that never change for a client are set once, and every per-transfer
-/// option is set on every transfer (resetting and re-parsing everything cost ~10% of a small request).
-/// Only the loop thread touches them.
+/// `curl_easy_reset`: options that never change for a client are set once, and per-transfer options
+/// are set when they differ from what the handle already holds (resetting and re-parsing everything
+/// cost ~10% of a small request). Only the loop thread touches them.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The client-wide options have been set.
     var hasClientOptions = false
-    /// Last values of per-transfer options that are costly to set again (libcurl copies or reallocates).
-    var bufferSize = 0
+    /// The values this handle holds for per-transfer options (nil: not set yet), so that a transfer sets
+    /// only what differs from the last one.
+    var bufferSize: Int?
     var acceptEncoding = false
-    var noProgress: Bool?
+    var noProgress: Int?
     var connectTimeoutMilliseconds: Int?
     var totalTimeoutMilliseconds: Int?
     /// The method last set up for a request without a body (nil after an upload).
@@ -60,6 +61,13 @@ final class EasyHandle {
         _ = trawl_curl_easy_setopt_long(raw, option, value)
     }
 
+    /// Sets a long option unless the handle already holds `value`, which `held` remembers.
+    func set(_ option: CURLoption, _ value: Int, unlessHeld held: inout Int?) {
+        guard held != value else { return }
+        set(option, value)
+        held = value
+    }
+
     func set(_ option: CURLoption, _ value: Bool) {
         _ = trawl_curl_easy_setopt_long(raw, option, value ? 1 : 0)
     }
@@ -89,12 +97,6 @@ final class EasyHandle {
         _ = trawl_curl_easy_setopt_xferinfo_callback(raw, option, xferinfoCallback)
     }
 
-    func long(_ info: CURLINFO) -> Int {
-        var value = 0
-        _ = trawl_curl_easy_getinfo_long(raw, info, &value)
-        return value
-    }
-
     func offT(_ info: CURLINFO) -> Int64 {
         var value: curl_off_t = 0
         _ = trawl_curl_easy_getinfo_off_t(raw, info, &value)
@@ -105,9 +107,5 @@ final class EasyHandle {
         var value: UnsafeMutablePointer<CChar>?
         guard trawl_curl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)
-    }
-
-    func microseconds(_ info: CURLINFO) -> Duration {
-        .microseconds(offT(info))
     }
 }

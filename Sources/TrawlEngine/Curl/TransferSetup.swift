@@ -18,34 +18,19 @@ enum TransferSetup {
         easy.set(CURLOPT_URL, request.url)
         easy.context.pointee = context
         // Options a pooled handle keeps between transfers are set only when they change.
-        let noProgress = request.onProgress == nil
-        if easy.noProgress != noProgress {
-            easy.set(CURLOPT_NOPROGRESS, noProgress)
-            easy.noProgress = noProgress
-        }
-
+        easy.set(CURLOPT_NOPROGRESS, request.onProgress == nil ? 1 : 0, unlessHeld: &easy.noProgress)
         let bufferSize: Int
         if case .streaming = transfer.delivery { bufferSize = 128 << 10 } else { bufferSize = 16 << 10 }
-        if easy.bufferSize != bufferSize {
-            easy.set(CURLOPT_BUFFERSIZE, bufferSize)
-            easy.bufferSize = bufferSize
-        }
+        easy.set(CURLOPT_BUFFERSIZE, bufferSize, unlessHeld: &easy.bufferSize)
         if easy.acceptEncoding != request.acceptEncoding {
             easy.set(CURLOPT_ACCEPT_ENCODING, request.acceptEncoding ? "" : nil)
             easy.acceptEncoding = request.acceptEncoding
         }
 
         let timeouts = request.timeouts
-        let connectTimeout = timeouts.connect?.trawlMilliseconds ?? 0
-        if easy.connectTimeoutMilliseconds != connectTimeout {
-            easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
-            easy.connectTimeoutMilliseconds = connectTimeout
-        }
-        let totalTimeout = timeouts.total?.trawlMilliseconds ?? 0
-        if easy.totalTimeoutMilliseconds != totalTimeout {
-            easy.set(CURLOPT_TIMEOUT_MS, totalTimeout)
-            easy.totalTimeoutMilliseconds = totalTimeout
-        }
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.trawlMilliseconds ?? 0,
+                 unlessHeld: &easy.connectTimeoutMilliseconds)
+        easy.set(CURLOPT_TIMEOUT_MS, timeouts.total?.trawlMilliseconds ?? 0, unlessHeld: &easy.totalTimeoutMilliseconds)
         // Stalls are detected by the loop (CurlLoop.abortStalledTransfers), not CURLOPT_LOW_SPEED_*: libcurl's
         // speed check re-arms a timer on every progress update, which showed in profiles of small requests.
 
