@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Engine throughput against its peers, measured side by side in one run on this machine:
-#   trawl bench -c 64 (one loop thread, and --loops 2)  vs  curl --parallel --parallel-max 64 (same libcurl)
+#   trawl bench -c 64 (its default --loops auto: one loop thread per core, at most 4; and --loops 1)  vs  curl --parallel --parallel-max 64 (same libcurl)
 #   vs  wrk -c 64 -t 2 (ceiling)  vs  a plain C curl_multi_wait loop (the single-thread libcurl floor)
 # over nginx on loopback serving a ~600-byte JSON file, in interleaved rounds (the machines are noisy;
 # compare the per-round ratios, not absolute numbers). Also reports client CPU per request and the
@@ -63,17 +63,18 @@ cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time out
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "versions: $($trawl --help >/dev/null && echo trawl) · $(curl --version | head -1 | cut -d' ' -f1-2) · $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) · nginx $(nginx -v 2>&1 | cut -d/ -f2)"
+echo "trawl bench's default --loops auto is $(( $(nproc) < 4 ? $(nproc) : 4 )) loop thread(s) here; t1 is --loops 1"
 echo "workload: GET $(stat -c %s "$work/www/small.json")-byte JSON, HTTP/1.1 keep-alive, 64 concurrent, $requests requests per client, $rounds rounds"
-printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" round trawl_rps trawl2_rps curl_rps wrk_rps floor_rps \
-    "t/curl" "t/wrk" "t2/curl" "t2/wrk" t_us/req t2_us/req c_us/req f_us/req
+printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" round trawl_rps t1_rps curl_rps wrk_rps floor_rps \
+    "t/curl" "t/wrk" "t1/curl" "t1/wrk" t_us/req t1_us/req c_us/req f_us/req
 for r in $(seq 1 "$rounds"); do
     /usr/bin/time -v -o "$work/t.time" "$trawl" bench -c 64 -n "$requests" --json "$base/s/a" > "$work/t.json"
     t_rps=$(python3 -c "import json;print(round(json.load(open('$work/t.json'))['requests_per_s']))")
     t_cpu=$(( $(cpu_us "$work/t.time") / requests ))
 
-    /usr/bin/time -v -o "$work/t2.time" "$trawl" bench -c 64 --loops 2 -n "$requests" --json "$base/s/a" > "$work/t2.json"
-    t2_rps=$(python3 -c "import json;print(round(json.load(open('$work/t2.json'))['requests_per_s']))")
-    t2_cpu=$(( $(cpu_us "$work/t2.time") / requests ))
+    /usr/bin/time -v -o "$work/t1.time" "$trawl" bench -c 64 --loops 1 -n "$requests" --json "$base/s/a" > "$work/t1.json"
+    t1_rps=$(python3 -c "import json;print(round(json.load(open('$work/t1.json'))['requests_per_s']))")
+    t1_cpu=$(( $(cpu_us "$work/t1.time") / requests ))
 
     start=$(date +%s.%N)
     /usr/bin/time -v -o "$work/c.time" curl -s --no-progress-meter --parallel --parallel-max 64 -o /dev/null "$base/s/[1-$requests]" 2>/dev/null
@@ -83,9 +84,9 @@ for r in $(seq 1 "$rounds"); do
 
     w_rps=$(wrk -c 64 -t 2 -d 5s "$base/s/a" | awk '/Requests\/sec/ {printf "%.0f", $2}')
     read -r f_rps f_cpu < <("$floor_bin" "$base/s/a" "$requests" | awk '{printf "%.0f %.1f\n", $5, $7}')
-    printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" "$r" "$t_rps" "$t2_rps" "$c_rps" "$w_rps" \
-        "$f_rps" "$(ratio "$t_rps" "$c_rps")" "$(ratio "$t_rps" "$w_rps")" "$(ratio "$t2_rps" "$c_rps")" \
-        "$(ratio "$t2_rps" "$w_rps")" "$t_cpu" "$t2_cpu" "$c_cpu" "$f_cpu"
+    printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" "$r" "$t_rps" "$t1_rps" "$c_rps" "$w_rps" \
+        "$f_rps" "$(ratio "$t_rps" "$c_rps")" "$(ratio "$t_rps" "$w_rps")" "$(ratio "$t1_rps" "$c_rps")" \
+        "$(ratio "$t1_rps" "$w_rps")" "$t_cpu" "$t1_cpu" "$c_cpu" "$f_cpu"
 done
 
 echo

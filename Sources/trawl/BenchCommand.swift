@@ -62,8 +62,11 @@ struct Bench: AsyncParsableCommand {
 
     @OptionGroup(title: "Paginated flows (with --items)") var pagination: PaginationFlags
 
-    @Option(help: "Engine loop threads, each with its own connections (default 1; try 2 when the loop is the bottleneck).")
-    var loops: Int = 1
+    @Option(help: ArgumentHelp(
+        "Engine loop threads, each with its own multi handle and connections: a number, or auto.",
+        discussion: "auto (the default) uses one per core, at most 4 and at most -c, like wrk's -t: one loop "
+            + "thread is one core's worth of small requests."))
+    var loops: String = "auto"
 
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
@@ -79,7 +82,9 @@ struct Bench: AsyncParsableCommand {
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
-        if loops < 1 || loops > 64 { throw ValidationError("--loops must be between 1 and 64") }
+        guard Self.loopCount(loops, concurrency: concurrency) != nil else {
+            throw ValidationError("--loops must be auto or a number from 1 to 64, not '\(loops)'")
+        }
         if let warmup, !(warmup >= 0) || !warmup.isFinite {
             throw ValidationError("--warmup must be 0 or more seconds")
         }
@@ -107,6 +112,15 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
+    /// `--loops`: a number from 1 to 64, or `auto` (one per core, at most 4 and at most `concurrency`).
+    static func loopCount(_ text: String, concurrency: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount)
+        -> Int?
+    {
+        if text == "auto" { return max(1, min(cores, 4, concurrency)) }
+        guard let count = Int(text), (1...64).contains(count) else { return nil }
+        return count
+    }
+
     /// The pagination style of the flows; with no URL, the embedded server's defaults fill in.
     private func paginationStyle() throws -> PaginationStyle {
         try pagination.style(
@@ -123,7 +137,7 @@ struct Bench: AsyncParsableCommand {
         }
         var config = Client.Configuration()
         config.maxConcurrentTransfers = concurrency
-        config.loopThreads = loops
+        config.loopThreads = Self.loopCount(loops, concurrency: concurrency) ?? 1
         if http2 { config.httpVersion = .http2 }
         if insecure { config.tls = .insecureSkipVerification }
         let client = Client(configuration: config)

@@ -41,6 +41,22 @@ struct BenchCLITests {
         }
     }
 
+    @Test func loopsDefaultToOnePerCoreAtMostFourAndAtMostTheConcurrency() async throws {
+        try await TestServer.with { server in
+            let url = server.url("/json/small")
+            let auto = try await bench(["-n", "200", "-c", "8", url])
+            #expect(auto["loops"] as? Int == min(ProcessInfo.processInfo.activeProcessorCount, 4, 8))
+            #expect(auto["failed"] as? Int == 0)
+            let single = try await bench(["-n", "200", "-c", "1", url])
+            #expect(single["loops"] as? Int == 1)
+            let three = try await bench(["-n", "300", "-c", "6", "--loops", "3", url])
+            #expect(three["loops"] as? Int == 3)
+            #expect(three["requests"] as? Int == 300)
+            #expect(three["failed"] as? Int == 0)
+            #expect((three["statuses"] as? [String: Int]) == ["200": 300])
+        }
+    }
+
     @Test func tableShowsThePercentiles() async throws {
         let result = try await trawl(["bench", "-n", "200", "-c", "4"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -160,6 +176,8 @@ struct BenchCLITests {
         (["--items", "items", "--paginate", "sideways"], "--paginate"),
         (["--warmup", "-1"], "--warmup"),
         (["-H", "no-colon"], "Name: value"),
+        (["--loops", "0"], "--loops must be auto or a number from 1 to 64, not '0'"),
+        (["--loops", "many"], "--loops must be auto or a number from 1 to 64, not 'many'"),
     ])
     func badFlagCombinationsExitTwo(arguments: [String], message: String) async throws {
         let result = try await trawl(["bench"] + arguments)

@@ -208,14 +208,14 @@ def report(argv):
             out.append("")
         peers = list(dict.fromkeys(r["peer"] for r in rows))
         ref = next((p for p in peers if p.startswith("trawl")), None)
-        # With a two-loop Trawl row, a second ratio column compares every peer with it as well.
-        ref2 = next((p for p in peers if p.startswith("trawl") and "--loops 2" in p), None)
+        # With a one-loop Trawl row, a second ratio column compares every peer with it as well.
+        ref2 = next((p for p in peers if p.startswith("trawl") and "--loops 1" in p), None)
         by_round = {}
         for r in rows:
             by_round.setdefault(r["round"], {})[r["peer"]] = r
         is_stream = wl == "b"
         per_unit = "CPU µs/req" if wl in ("a", "d1", "d2") else ("CPU s" if wl == "b" else "CPU µs/item")
-        vs2 = " vs Trawl --loops 2 |" if ref2 else ""
+        vs2 = " vs Trawl --loops 1 |" if ref2 else ""
         head = f"| peer | {unit} (median; min–max) | vs Trawl |{vs2} {per_unit} | peak RSS MB | N | notes |"
         if is_stream:
             head = f"| peer | MB/s (median; min–max) | items/s | vs Trawl | CPU s | peak RSS MB | notes |"
