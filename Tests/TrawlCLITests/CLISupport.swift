@@ -165,6 +165,32 @@ func files(under path: String) -> [String] {
 }
 
 /// Waits until `condition` holds or the process ends; returns whether the condition held.
+/// Kills `child` with SIGKILL as soon as `condition` holds, watching from a thread of its own: a task would wait
+/// for the test process's cooperative pool, which the tests running beside it can hold for longer than a short
+/// job runs. Returns whether the condition held while the child still ran (false when it ended first, or after
+/// `timeout`).
+func killWhen(
+    _ child: TrawlProcess, timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () -> Bool
+) async -> Bool {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let watcher = Thread {
+            let deadline = ContinuousClock.now + timeout
+            var killed = false
+            while ContinuousClock.now < deadline, child.isRunning {
+                if condition() {
+                    child.kill()
+                    killed = true
+                    break
+                }
+                usleep(500)
+            }
+            continuation.resume(returning: killed)
+        }
+        watcher.name = "trawl-test-kill-watcher"
+        watcher.start()
+    }
+}
+
 func waitUntil(_ child: TrawlProcess, timeout: Duration = .seconds(60), _ condition: () -> Bool)
     async throws -> Bool
 {
