@@ -204,6 +204,7 @@ swift_peer() {  # swift_peer WL RD PEER N BINARY ARGS...
     local a=("$@"); run_peer "${a[@]:0:3}" json "$4" "$swift_bin/$5" "${a[@]:5}"
 }
 
+trawl_loops="?"
 slow_n=$((requests / 10))      # aiohttp and URLSession: a fifth to a tenth of trawl's rate
 httpx_n=$((requests / 50 > 640 ? requests / 50 : 640))  # httpx: ~100x slower; >= 10 per connection
 
@@ -213,6 +214,8 @@ small_round() {  # small_round WORKLOAD ROUND URL_BASE (h1 | h2)
     [ "$proto" = h2 ] && h=(--http2)
     run_peer "$wl" "$rd" "trawl bench" trawl-bench "$requests" \
         "$trawl" bench -c "$conc" -n "$requests" --json ${h[@]+"${h[@]}"} ${tlsflags[@]+"${tlsflags[@]}"} "$u/s/a"
+    trawl_loops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["loops"])' "$work/out" 2>/dev/null \
+        || echo "$trawl_loops")  # the loop threads --loops auto chose, as bench reports them
     if [ "$proto" = h1 ]; then  # the default is a loop thread per core; one loop alone, for comparison
         run_peer "$wl" "$rd" "trawl bench --loops 1" trawl-bench "$requests" \
             "$trawl" bench -c "$conc" --loops 1 -n "$requests" --json ${tlsflags[@]+"${tlsflags[@]}"} "$u/s/a"
@@ -307,7 +310,7 @@ meta = {
     "titles": {"a": "$small_bytes", "b": "$((big_bytes / 1048576)) MB",
                "c": "$walk_pages static pages x 100 items from nginx, $walk_conc in flight"},
     "workload_notes": {
-        "a": "$requests requests per client (aiohttp and URLSession $slow_n, httpx $httpx_n: they are much slower; the rate is per request either way). The drivers time their own request loop; curl's rate is over its process's wall time; wrk runs ${wrk_secs} s. CPU is the client's user+sys per request. trawl bench runs its default --loops auto ($(( $(nproc) < 4 ? $(nproc) : 4 )) loop threads here, like wrk -t 2); the --loops 1 row is one loop thread. nginx serves these small files without sendfile (nginx's own default).",
+        "a": "$requests requests per client (aiohttp and URLSession $slow_n, httpx $httpx_n: they are much slower; the rate is per request either way). The drivers time their own request loop; curl's rate is over its process's wall time; wrk runs ${wrk_secs} s. CPU is the client's user+sys per request. trawl bench runs its default --loops auto ($trawl_loops loop threads here, like wrk -t 2); the --loops 1 row is one loop thread. nginx serves these small files without sendfile (nginx's own default).",
         "d1": "Self-signed certificate (clients skip verification); the HTTP/1.1 listener offers no h2. URLSession is left out: FoundationNetworking on Linux cannot be told to trust a self-signed certificate.",
         "d2": "One HTTP/2 listener; clients multiplex 64 streams (aiohttp and wrk speak only HTTP/1.1).",
         "b": "Runs in the first $stream_rounds round(s) (STREAM_ROUNDS). Body from nginx over loopback HTTP/1.1. MB/s = body bytes / wall time of the whole command (pipelines: both stages). The raw yajl row parses the same file from the page cache with no callbacks at all: the ceiling for any yajl-based extractor. jq --stream is given a 20 MB document of the same elements: at its rate (1-5 MB/s) 1 GB would take minutes. Peak RSS: max resident set, summed over a pipeline's stages.",

@@ -63,7 +63,6 @@ cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time out
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "versions: $($trawl --help >/dev/null && echo trawl) · $(curl --version | head -1 | cut -d' ' -f1-2) · $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) · nginx $(nginx -v 2>&1 | cut -d/ -f2)"
-echo "trawl bench's default --loops auto is $(( $(nproc) < 4 ? $(nproc) : 4 )) loop thread(s) here; t1 is --loops 1"
 echo "workload: GET $(stat -c %s "$work/www/small.json")-byte JSON, HTTP/1.1 keep-alive, 64 concurrent, $requests requests per client, $rounds rounds"
 printf "%-6s %10s %10s %10s %10s %10s %8s %8s %8s %8s %9s %9s %9s %9s\n" round trawl_rps t1_rps curl_rps wrk_rps floor_rps \
     "t/curl" "t/wrk" "t1/curl" "t1/wrk" t_us/req t1_us/req c_us/req f_us/req
@@ -88,6 +87,8 @@ for r in $(seq 1 "$rounds"); do
         "$f_rps" "$(ratio "$t_rps" "$c_rps")" "$(ratio "$t_rps" "$w_rps")" "$(ratio "$t1_rps" "$c_rps")" \
         "$(ratio "$t1_rps" "$w_rps")" "$t_cpu" "$t1_cpu" "$c_cpu" "$f_cpu"
 done
+# The loop threads trawl bench chose (--loops auto), as it reports them.
+echo "trawl: $(python3 -c "import json;print(json.load(open('$work/t.json'))['loops'])") loop thread(s) (--loops auto); t1: --loops 1"
 
 echo
 echo "streaming 1 GB to a consumer reading at 200 MB/s (back-pressure pauses the transfer):"

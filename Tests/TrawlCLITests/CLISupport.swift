@@ -164,7 +164,6 @@ func files(under path: String) -> [String] {
     return result
 }
 
-/// Waits until `condition` holds or the process ends; returns whether the condition held.
 /// Kills `child` with SIGKILL as soon as `condition` holds, watching from a thread of its own: a task would wait
 /// for the test process's cooperative pool, which the tests running beside it can hold for longer than a short
 /// job runs. Returns whether the condition held while the child still ran (false when it ended first, or after
@@ -191,6 +190,7 @@ func killWhen(
     }
 }
 
+/// Waits until `condition` holds or the process ends; returns whether the condition held.
 func waitUntil(_ child: TrawlProcess, timeout: Duration = .seconds(60), _ condition: () -> Bool)
     async throws -> Bool
 {
