@@ -105,4 +105,35 @@ struct ClientItemsTests {
             }
         }
     }
+
+    /// A page whose head announces the whole body, then about half of it (valid JSON up to there), then a TCP
+    /// RST or a clean close: the engine's transport error comes through as it is (not as malformed JSON), after
+    /// every item the half held.
+    @Test(arguments: [
+        ("fault_reset", TrawlError.Code.receiveFailed, 56),  // CURLE_RECV_ERROR
+        ("fault_trunc", TrawlError.Code.truncated, 18),  // CURLE_PARTIAL_FILE
+    ])
+    func transportErrorAfterValidItemsPassesThrough(fault: String, code: TrawlError.Code, curlCode: Int) async throws {
+        struct Item: Decodable, Sendable { let id: Int; let name: String }
+        try await withServer { server in
+            let target = server.url("/paged/page?n=100&per_page=100&page=1&\(fault)=1")
+            let stream = Client().items(Item.self, at: "items", in: Request(url: target))
+            var ids: [Int] = []
+            do {
+                for try await item in stream { ids.append(item.id) }
+                Issue.record("expected an error")
+            } catch let error as TrawlError {
+                #expect(error.code == code, "\(error)")
+                #expect(error.curlCode == curlCode)
+                #expect(error.underlying == nil, "a transport error, not \(String(describing: error.underlying))")
+            }
+            // The page's second request is answered whole: the server cut the first after half its bytes, so
+            // every item whose closing brace was in that half has been delivered, in order.
+            let whole = try await Client().send(Request(url: target)).body
+            let half = whole.prefix(whole.count / 2)
+            let complete = half.filter { $0 == UInt8(ascii: "}") }.count
+            #expect(complete > 10)
+            #expect(ids == Array(0..<complete))
+        }
+    }
 }
