@@ -4,6 +4,12 @@ import Synchronization
 import Trawl
 import TrawlEngine
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `trawl get URL`: one request; the body streams to stdout or a file, status and errors to stderr.
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -122,11 +128,13 @@ struct Get: AsyncParsableCommand {
 
         let sink: FileHandle
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil) ,
-                  let handle = FileHandle(forWritingAtPath: output) else {
-                throw CLIFailure("cannot create output file '\(output)'")
+            // Opened where it is, not made anew: FileManager.createFile writes a new file and renames it over the
+            // path, which replaced /dev/null itself with a regular file when run as root.
+            let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw CLIFailure("cannot create output file '\(output)': \(String(cString: strerror(errno)))")
             }
-            sink = handle
+            sink = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         } else {
             sink = FileHandle.standardOutput
         }
