@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlEngine
+import TrawlTestServer
 
 @testable import Trawl
 
@@ -121,5 +122,34 @@ struct SchedulingTests {
         let elapsed = clock.now - start
         #expect(elapsed >= .milliseconds(900))
         #expect(elapsed < .seconds(60))
+    }
+
+    @Test("rate: the server never receives more than the token bucket lets through")
+    func rateAtTheServer() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var settings = JobSettings()
+            settings.ratePerHost = 20
+            // 50 pages, 8 in flight: without the bucket they all arrive within a few milliseconds.
+            let unit = pagedUnit(server, "page", ordinal: 0, count: 500, query: "&tag=r")
+            let report = try await JobRunner(
+                units: [unit], fingerprint: "rate", settings: settings,
+                options: JobRunOptions(output: .file(directory + "/out.jsonl"), stateDirectory: directory + "/state")
+            ).run()
+            #expect(report.failures.isEmpty, "\(report.failures)")
+            #expect(fileText(directory + "/out.jsonl") == taggedLines("r", 500))
+            let pacing = RequestPacing(server.requestLog.map(\.receivedAt))
+            #expect(pacing.count == 50)
+            // In no window more than a burst of one second's worth (20) and 20 a second, with 5 requests of slack
+            // (a server thread that waits a quarter of a second for a core reads the requests sent meanwhile at
+            // once): unpaced, 50 arrive at once. This holds whatever the load: a request held up only arrives
+            // later. The rate itself, 1/rate apart after the burst, is measured on `trawl fetch --rate`
+            // (FetchSchedulingCLITests): in this process the suite's other tests hold the cooperative pool for
+            // seconds at a time, and a client held up that long loses the tokens it would have caught up with.
+            let shown = pacing.offsets.map { String(format: "%.3f", $0) }.joined(separator: " ")
+            let excess = pacing.excess(rate: 20, burst: 20)
+            #expect(excess <= 5, "\(excess) requests more than the bucket allows; received at \(shown)")
+        }
     }
 }
