@@ -106,29 +106,32 @@ struct JobFaultTests {
         try await TestServer.with { server in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            // The date is whole seconds: now + 5 s, rounded down by the server, so the pause is 4 to 5 s less the
-            // time the answer took to be read (seconds on a busy machine: with a nearer date the pause could be over
-            // before the client saw it).
+            // The date is whole seconds: now + 3 s rounded down by the server, so more than 2 s after the 429 was
+            // received. The client pauses the host until that date however late it reads the answer (a loaded
+            // client that reads it late pauses for less, or not at all), so the checks are on what the server saw
+            // and on counts, not on how long the client waited.
             let units = [
                 pagedUnit(
                     server, "page", ordinal: 0, count: 100,
-                    query: "&tag=d&fault_429=3&retry_after=5&retry_after_date=1&delay=2"),
+                    query: "&tag=d&fault_429=3&retry_after=3&retry_after_date=1&delay=2"),
                 pagedUnit(server, "cursor", ordinal: 1, count: 100, query: "&tag=e&delay=2"),
             ]
             var oneAtATime = settings()
             oneAtATime.perHost = 1
             let (report, output) = try await run(units, settings: oneAtATime, in: directory)
             #expect(output == taggedLines("d", 100) + taggedLines("e", 100))
-            let limited = try #require(server.requestLog.first { $0.status == 429 })
             #expect(report.totals.rateLimitWaits == 1)
-            let waited = report.totals.rateLimitWaitSeconds
-            #expect(waited > 0 && waited <= 5, "\(waited) s")
-            // One request at a time: the next one could only start once the client had read the 429 and paused
-            // the host for `waited` seconds, so none arrives within `waited` of it.
-            let quiet = server.requestLog.filter {
-                $0.receivedAt > limited.receivedAt && $0.receivedAt < limited.receivedAt + .seconds(waited)
+            #expect(report.totals.rateLimitWaitSeconds <= 3, "\(report.totals.rateLimitWaitSeconds) s")
+            // One request at a time: when the 429 arrives nothing else is on its way, and the next request can only
+            // start once the date has passed. None arrives within 2 s of the 429 (less 50 ms for the wall clock the
+            // date is read against), and the page is fetched again after it.
+            let log = server.requestLog
+            let limited = try #require(log.first { $0.status == 429 })
+            let early = log.filter {
+                $0.receivedAt > limited.receivedAt && $0.receivedAt < limited.receivedAt + .milliseconds(1950)
             }
-            #expect(quiet.isEmpty, "\(quiet.map(\.target))")
+            #expect(early.isEmpty, "\(early.map { ($0.target, $0.receivedAt - limited.receivedAt) })")
+            #expect(log.contains { $0.target == limited.target && $0.status == 200 })
         }
     }
 

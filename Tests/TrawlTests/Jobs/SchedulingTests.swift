@@ -78,16 +78,24 @@ struct SchedulingTests {
 
     @Test("a pause holds every request to its host, not to others, and is capped")
     func hostPause() async throws {
-        let scheduler = RequestScheduler(concurrency: 8, perHost: 8, rate: nil, maxWait: .seconds(2))
-        let pause = await scheduler.pause("http://a:80", for: .seconds(10))
-        #expect(pause.imposed == .seconds(2))
-        #expect(pause.capped)
         let clock = ContinuousClock()
+        // Another host goes while one is paused for a minute (a bound far below that: this process may wait
+        // seconds for a thread of its cooperative pool).
+        let scheduler = RequestScheduler(concurrency: 8, perHost: 8, rate: nil, maxWait: .seconds(60))
         let start = clock.now
+        _ = await scheduler.pause("http://a:80", for: .seconds(60))
         try await scheduler.acquire("http://b:80")
-        #expect(clock.now - start < .milliseconds(1500), "another host is not paused")
-        try await scheduler.acquire("http://a:80")
-        #expect(clock.now - start >= .milliseconds(1990))
+        #expect(clock.now - start < .seconds(30), "another host is not paused")
+        // The paused host waits out the pause, capped at the scheduler's maximum wait: no sooner than the cap after
+        // the pause began (taken before it, so a slow thread only adds), and far sooner than the minute asked for.
+        let capped = RequestScheduler(concurrency: 8, perHost: 8, rate: nil, maxWait: .milliseconds(300))
+        let begun = clock.now
+        let pause = await capped.pause("http://a:80", for: .seconds(60))
+        #expect(pause.imposed == .milliseconds(300))
+        #expect(pause.capped)
+        try await capped.acquire("http://a:80")
+        let held = clock.now - begun
+        #expect(held >= .milliseconds(300) && held < .seconds(30), "\(held)")
     }
 
     @Test("per-host and global slots: a waiter gets in when a request finishes")
