@@ -143,13 +143,8 @@ struct FetchSchedulingCLITests {
             let failures = try #require(try report(workspace, "report.json")["failures"] as? [[String: Any]])
             #expect(failures.count == 1)
             #expect(failures.first?["attempts"] as? Int == 2)
-            // Both attempts reached the server; the second came once the first had been given up, half a second
-            // after it was sent (less the time the request took to arrive).
-            let log = server.requestLog
-            #expect(log.count == 2)
-            if log.count == 2 {
-                #expect(log[1].receivedAt - log[0].receivedAt >= .milliseconds(250))
-            }
+            // Both attempts reached the server (the second once the first had been given up).
+            #expect(server.requestLog.count == 2)
         }
     }
 }

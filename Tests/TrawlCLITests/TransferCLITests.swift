@@ -92,6 +92,8 @@ struct FileGrowth {
     var size: Int
     /// What `read()` returned at the end.
     var reading: Int
+    /// Whether the whole window was watched: false when the child ended first.
+    var watchedWindow: Bool
 
     /// Bytes per second of the schedule the writer kept to, for one that means `nominal`: a writer that paces
     /// itself writes each chunk once the bytes before it are due, so each growth is a point of its schedule, on
@@ -108,7 +110,7 @@ struct FileGrowth {
 
 /// Watches the file at `path` grow while `child` writes it, from a thread of its own (a task would wait for the
 /// test process's cooperative pool, which the tests running beside it can hold for seconds): from the first write
-/// to `window` later, when `read` is also called. `nil` when the child ends first, or writes nothing within 30 s.
+/// to `window` later (or the child's end), when `read` is also called. `nil` when nothing was written within 30 s.
 func watchGrowth(
     of path: String, by child: TrawlProcess, for window: Duration, read: @escaping @Sendable () -> Int
 ) async -> FileGrowth? {
@@ -121,13 +123,17 @@ func watchGrowth(
             let deadline = ContinuousClock.now + .seconds(30)
             var steps: [(at: ContinuousClock.Instant, before: Int)] = []
             var last = 0
-            var result: FileGrowth?
+            var peak = 0
+            var watched = false
+            var rounds = 0
             while child.isRunning {
                 let now = ContinuousClock.now
                 let current = size()
+                if rounds % 20 == 0 { peak = peakResidentBytes(child.process.pid) ?? peak }
+                rounds += 1
                 if let first = steps.first, now >= first.at + window {
-                    let peak = peakResidentBytes(child.process.pid) ?? 0
-                    result = FileGrowth(steps: steps, peakResident: peak, size: current, reading: read())
+                    peak = peakResidentBytes(child.process.pid) ?? peak
+                    watched = true
                     break
                 }
                 if current > last {
@@ -137,7 +143,11 @@ func watchGrowth(
                 if steps.isEmpty, now > deadline { break }
                 usleep(500)
             }
-            continuation.resume(returning: result)
+            let current = size()
+            if current > last { steps.append((ContinuousClock.now, last)) }
+            let growth = FileGrowth(
+                steps: steps, peakResident: peak, size: current, reading: read(), watchedWindow: watched)
+            continuation.resume(returning: steps.isEmpty ? nil : growth)
         }
         watcher.name = "trawl-test-growth-watcher"
         watcher.start()
@@ -267,7 +277,8 @@ struct TransferCLITests {
             }
             child.kill()
             try await child.wait()
-            let seen = try #require(growth, "trawl get ended, or wrote nothing: \(child.stderr)")
+            let seen = try #require(growth, "trawl get wrote nothing: \(child.stderr)")
+            #expect(seen.watchedWindow, "trawl get ended after \(seen.size) bytes: \(child.stderr)")
             let measured = try #require(seen.rate(nominal: Double(rate)), "too few writes: \(seen.steps)")
             #expect(abs(measured / Double(rate) - 1) <= 0.2, "\(measured) bytes/s, not \(rate): \(seen.steps)")
             #expect(seen.peakResident > 0 && seen.peakResident < 64 << 20, "peak RSS \(seen.peakResident)")
