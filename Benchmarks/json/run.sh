@@ -27,7 +27,7 @@ measure() {
 }
 
 {
-    echo "file: $file ($(stat -c %s "$file") bytes), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores"
+    echo "file: $file ($(stat -c %s "$file") bytes), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ../../Sources || echo ' with uncommitted changes to Sources')"
     for round in 1 2 3; do
         echo "round $round"
         measure yajl-raw "$work/yajl_baseline" "$file"

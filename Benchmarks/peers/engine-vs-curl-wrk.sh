@@ -7,10 +7,14 @@
 # peak RSS of `trawl get` streaming a 1 GB body to a consumer that reads slowly (--limit-rate).
 #
 # Usage: Benchmarks/peers/engine-vs-curl-wrk.sh [ROUNDS] [REQUESTS]
+# The report (stdout) is also written to Benchmarks/peers/results/engine-vs-curl-wrk.txt, with the date and
+# the commit measured: README's engine numbers quote that file.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 requests=${2:-50000}
+exec > >(tee Benchmarks/peers/results/engine-vs-curl-wrk.txt)
+echo "# Benchmarks/peers/engine-vs-curl-wrk.sh $rounds $requests, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' with uncommitted changes to Sources')"
 
 scripts/ensure-deps nginx-light wrk time curl gcc >/dev/null
 swift build -c release --product trawl >&2
