@@ -621,13 +621,22 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
     @Test func parseShards() throws {
         #expect(try Shard.parse("2/8") == Shard(index: 2, count: 8))
         #expect(try Shard.parse("2/8").description == "2/8")
-        for bad in ["8/8", "-1/4", "1/0", "a/4", "1", "1/2/3", ""] {
-            #expect(throws: JobSpecError.self, "\(bad)") { try Shard.parse(bad) }
-        }
-        do {
-            _ = try Shard.parse("4/4")
-        } catch {
-            #expect(error.description == "shard index 4 is out of range for 4 shards (indices are 0-based: 0 to 3)")
+        // Each refusal says what is wrong with that text (not merely that something is).
+        let usage = " (write INDEX/COUNT with a 0-based index, as in 0/4)"
+        let refusals = [
+            ("4/4", "shard index 4 is out of range for 4 shards (indices are 0-based: 0 to 3)"),
+            ("8/8", "shard index 8 is out of range for 8 shards (indices are 0-based: 0 to 7)"),
+            ("-1/4", "shard index -1 is out of range for 4 shards (indices are 0-based: 0 to 3)"),
+            ("1/0", "the shard count must be at least 1, not 0"),
+            ("a/4", "shard index 'a' in 'a/4' is not a number" + usage),
+            ("1/x", "shard count 'x' in '1/x' is not a number" + usage),
+            ("1", "'1' is not a shard" + usage),
+            ("1/2/3", "'1/2/3' is not a shard" + usage),
+            ("", "'' is not a shard" + usage),
+        ]
+        for (bad, message) in refusals {
+            let error = #expect(throws: JobSpecError.self, "\(bad)") { try Shard.parse(bad) }
+            #expect(error?.description == message, "\(bad)")
         }
     }
 
