@@ -28,11 +28,20 @@ import Testing
     }
 
     @Test func fromTheEndIsMissingWhenTheLastElementLacksTheField() throws {
-        let result = try extract(#"{"data":[{"id":1},{"x":2}]}"#, path: "data", capture: ["data.-1.id"])
-        #expect(result.summary?.captured["data.-1.id"] == nil)
+        // A nil capture must come from a finished extraction (a failed one has no summary at all), and the
+        // element before the last, which has the field, must not stand in for the last.
+        let result = try extract(#"{"data":[{"id":1},{"x":2}]}"#, path: "data", capture: ["data.-1.id", "data.-2.id"])
+        #expect(result.error == nil)
+        let summary = try #require(result.summary)
+        #expect(summary.elementCount == 2)
+        #expect(summary.captured["data.-2.id"] == .number("1"))
+        #expect(summary.captured["data.-1.id"] == nil)
         let empty = try extract(#"{"data":[]}"#, path: "data", capture: ["data.-1.id"])
-        #expect(empty.summary?.captured["data.-1.id"] == nil)
-        #expect(empty.summary?.collection == .array)
+        #expect(empty.error == nil)
+        let emptySummary = try #require(empty.summary)
+        #expect(emptySummary.captured["data.-1.id"] == nil)
+        #expect(emptySummary.collection == .array)
+        #expect(emptySummary.elementCount == 0)
     }
 
     @Test func explicitNullIsCaptured() throws {
