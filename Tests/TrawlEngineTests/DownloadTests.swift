@@ -182,15 +182,27 @@ struct DownloadTests {
 struct DownloadResumeTests {
     static let size = 2_000_000
 
-    /// Leaves `destination.part` holding at most the first `cut` bytes of `/download/N` (the connection is reset
-    /// there; a reset can discard bytes still in the socket buffer); returns how many.
-    @discardableResult
-    func interrupted(_ server: TestServer, _ destination: String, cut: Int, query: String = "") async throws -> Int {
-        let url = server.url("/download/\(Self.size)?cut=\(cut)" + query)
-        await #expect(throws: TrawlError.self) { _ = try await Client().download(Request(url: url), to: destination) }
-        let kept = FileManager.default.contents(atPath: destination + ".part")?.count ?? 0
-        #expect(kept <= cut)
-        return kept
+    /// Leaves `destination.part` (and its validator) holding exactly the first `kept` bytes of `/download/N`: the
+    /// server sends that many and then holds the connection silent (`hold=`), and the download is cancelled once
+    /// they are all in the file. (A `cut=` reset can discard bytes still in the socket buffer, all of them even,
+    /// and then there is nothing to resume and a resume test would not test resuming.)
+    func interrupted(_ server: TestServer, _ destination: String, kept: Int, query: String = "") async throws {
+        let url = server.url("/download/\(Self.size)?hold=\(kept)" + query)
+        let download = Task { try await Client().download(Request(url: url), to: destination) }
+        let partial = destination + ".part"
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (Client.fileSize(partial) ?? 0) < Int64(kept), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        download.cancel()
+        let outcome = await download.result
+        guard case .failure(let error as TrawlError) = outcome else {
+            Issue.record("the held download did not fail with a TrawlError: \(outcome)")
+            return
+        }
+        #expect(error.code == .cancelled, "\(error)")
+        try #require(Client.fileSize(partial) == Int64(kept), "the partial file is not the \(kept) bytes sent")
+        #expect(FileManager.default.fileExists(atPath: partial + ".validator"))
     }
 
     func resume(_ server: TestServer, _ destination: String, query: String = "", hashing: Bool = false)
@@ -215,11 +227,17 @@ struct DownloadResumeTests {
             let directory = try scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let destination = directory + "/file.bin"
-            let kept = try await interrupted(server, destination, cut: 700_001)
+            try await interrupted(server, destination, kept: 700_001)
             let result = try await resume(server, destination, hashing: true)
-            #expect(result.resumedFrom == Int64(kept))
+            #expect(result.resumedFrom == 700_001)
             #expect(!result.restarted)
-            #expect(result.head.status == (kept > 0 ? 206 : 200))
+            #expect(result.bytes == Int64(Self.size))
+            #expect(result.head.status == 206)
+            #expect(result.head.headers["Content-Range"] == "bytes 700001-\(Self.size - 1)/\(Self.size)")
+            // The server saw the interrupted request, then one ranged request it answered 206, and nothing else
+            // (no second, whole download).
+            #expect(server.requestLog.map(\.status) == [200, 206])
+            #expect(server.stats.bytesWritten < Self.size + 200_000, "more than the missing bytes were sent")
             expectFile(destination)
             var hash = SHA256()
             hash.update(DownloadContent.bytes(0..<Self.size, seed: 0))
@@ -233,7 +251,7 @@ struct DownloadResumeTests {
             let directory = try scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let destination = directory + "/file.bin"
-            try await interrupted(server, destination, cut: 500_000)
+            try await interrupted(server, destination, kept: 500_000)
             let result = try await resume(server, destination, query: "&mode=ignore-range")
             #expect(result.resumedFrom == 0)
             #expect(result.restarted)
@@ -248,7 +266,7 @@ struct DownloadResumeTests {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let destination = directory + "/file.bin"
             // `changing` advances the seed with each request to the path: the first (cut) is seed 0.
-            try await interrupted(server, destination, cut: 300_000, query: "&mode=changing")
+            try await interrupted(server, destination, kept: 300_000, query: "&mode=changing")
             let result = try await resume(server, destination, query: "&mode=changing")
             #expect(result.resumedFrom == 0)
             #expect(result.restarted)
@@ -263,7 +281,7 @@ struct DownloadResumeTests {
             let directory = try scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let destination = directory + "/file.bin"
-            try await interrupted(server, destination, cut: 400_000)
+            try await interrupted(server, destination, kept: 400_000)
             let result = try await resume(server, destination, query: "&mode=wrong-range")
             #expect(result.resumedFrom == 0)
             #expect(result.restarted)
