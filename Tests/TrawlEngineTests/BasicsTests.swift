@@ -128,13 +128,35 @@ struct BasicsTests {
 
 @Suite("Values built by hand")
 struct HandBuiltValueTests {
-    @Test func responsesCanBeBuiltForStubs() {
-        let head = ResponseHead(status: 201, headers: ["Location": "/items/7"], url: "http://stub/items")
-        let response = Response(head: head, body: Array(#"{"id":7}"#.utf8))
-        #expect(response.status == 201)
-        #expect(response.headers["location"] == "/items/7")
-        #expect(response.bodyText == #"{"id":7}"#)
-        #expect(response.timings == .zero)
-        #expect(response.head.remoteAddress == nil)
+    /// A stub stands in for a response from the wire: built by hand from a real response's parts, it answers
+    /// every accessor as the real one does.
+    @Test func responsesCanBeBuiltForStubs() async throws {
+        try await withServer { server in
+            let real = try await Client().send(Request(url: server.url("/headers?Location=/items/7&X-Tag=a&X-Tag=b")))
+            let stub = Response(
+                head: ResponseHead(
+                    status: real.status, headers: real.headers, url: real.url, httpVersion: real.httpVersion,
+                    remoteIP: "127.0.0.1", remotePort: server.port),
+                body: real.body)
+            #expect(stub.status == real.status && stub.head.isSuccess == real.head.isSuccess)
+            #expect(stub.headers["location"] == real.headers["Location"])
+            #expect(stub.headers.values(for: "X-TAG") == ["a", "b"])
+            #expect(stub.bodyText == real.bodyText)
+            #expect(stub.url == real.url)
+            #expect(stub.head.remoteAddress == real.head.remoteAddress)
+            #expect(stub.timings == .zero)
+            #expect(stub.head.redirects.isEmpty)
+        }
+        // Facts a stub is free to choose read back as the engine reports them.
+        let created = ResponseHead(status: 201, headers: ["Location": "/items/7"], url: "http://stub/items")
+        #expect(created.isSuccess)
+        #expect(created.remoteAddress == nil, "no peer: a stub never touched the network")
+        #expect(!ResponseHead(status: 404, url: "http://stub/x").isSuccess)
+        #expect(!ResponseHead(status: 304, url: "http://stub/x").isSuccess)
+        let overIPv6 = ResponseHead(status: 200, url: "http://[::1]:8080/", remoteIP: "::1", remotePort: 8080)
+        #expect(overIPv6.remoteAddress == "[::1]:8080")
+        let response = Response(head: created, body: Array(#"{"id":7,"name":"caf\#u{E9}"}"#.utf8))
+        #expect(response.bodyText == #"{"id":7,"name":"café"}"#)
+        #expect(Response(head: created, body: [0x61, 0xFF, 0x62]).bodyText == "a\u{FFFD}b")
     }
 }
