@@ -42,10 +42,13 @@ struct CLITests {
     @Test func getSendsMethodHeadersAndBody() async throws {
         try await withServer { server in
             let result = try await trawl(["get", "-X", "PUT", "-H", "X-Test: yes", "-d", "hello", server.url("/echo")])
-            #expect(result.status == 0)
-            #expect(result.stdout.contains(#""method":"PUT""#) || result.stdout.contains(#""method": "PUT""#))
-            #expect(result.stdout.contains("hello"))
-            #expect(result.stdout.contains("X-Test"))
+            #expect(result.status == 0, "\(result.stderr)")
+            // /echo answers with what it received: the method, the header with its value, the body.
+            let echo = try JSONDecoder().decode(EchoReply.self, from: Data(result.stdout.utf8))
+            #expect(echo.method == "PUT")
+            #expect(echo.header("X-Test") == ["yes"])
+            #expect(echo.body == "hello")
+            #expect(echo.header("Content-Length") == ["5"])
         }
     }
 
@@ -56,8 +59,8 @@ struct CLITests {
             let result = try await trawl(["get", server.url("/bytes/300000"), "-o", path])
             #expect(result.status == 0)
             let data = try #require(FileManager.default.contents(atPath: path))
-            #expect(data.count == 300_000)
-            #expect(data.prefix(1000).elementsEqual((0..<1000).map { TestServer.patternByte(at: $0) }))
+            #expect(data == Data((0..<300_000).map { TestServer.patternByte(at: $0) }))
+            #expect(result.stdout.isEmpty, "the body goes to the file, not to stdout")
         }
     }
 
@@ -84,10 +87,19 @@ struct CLITests {
     }
 
     @Test func badUsageExitsTwo() async throws {
-        #expect(try await trawl(["get"]).status == 2)
-        #expect(try await trawl(["get", "-H", "no-colon", "http://127.0.0.1:9/"]).status == 2)
-        #expect(try await trawl(["bench", "-n", "0"]).status == 2)
-        #expect(try await trawl(["frobnicate"]).status == 2)
+        // Exit 2, and the message names the mistake (not some other refusal that also exits 2).
+        let cases: [([String], String)] = [
+            (["get"], "Error: Missing expected argument '<url>'"),
+            (["get", "-H", "no-colon", "http://127.0.0.1:9/"], "Error: header 'no-colon' must look like 'Name: value'"),
+            (["bench", "-n", "0"], "Error: -n must be at least 1"),
+            (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await trawl(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(message + "\n"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("Usage: trawl "), "\(arguments): \(result.stderr)")
+        }
     }
 
     @Test func benchReportsJSON() async throws {

@@ -32,8 +32,9 @@ struct ExtractCLITests {
         let result = try await trawl(["extract", "-p", "items", "bad.json"], in: workspace)
         #expect(result.status == 1)
         #expect(result.stdout == "1\n2\n")
-        #expect(result.stderr.contains("bad.json"), "\(result.stderr)")
-        #expect(result.stderr.contains("at byte"), "\(result.stderr)")
+        // What is wrong, in which input, at which byte (and line and column), inside which element.
+        #expect(result.stderr.hasPrefix("error: bad.json: invalid JSON: "), "\(result.stderr)")
+        #expect(result.stderr.contains("at byte 26, line 1, column 27, in items.2.a"), "\(result.stderr)")
     }
 
     @Test("a URL is streamed through the engine, with headers; a non-2xx status is an error with the body")
@@ -57,12 +58,18 @@ struct ExtractCLITests {
             #expect(notFound.stderr.contains("HTTP 404 from"), "\(notFound.stderr)")
             #expect(notFound.stderr.contains(#"{"status":404}"#), "\(notFound.stderr)")
 
-            let cut = try await trawl(["extract", "-p", "items", server.url("/paged/page?n=250&per_page=100&page=1&fault_reset=1")])
+            // A body cut by a reset: the engine's error, naming the request and what happened to it.
+            let cutURL = server.url("/paged/page?n=250&per_page=100&page=1&fault_reset=1")
+            let cut = try await trawl(["extract", "-p", "items", cutURL])
             #expect(cut.status == 1)
-            #expect(cut.stderr.contains("error: "), "\(cut.stderr)")
+            #expect(cut.stderr.hasPrefix("error: GET \(cutURL): receiving failed after "), "\(cut.stderr)")
+            #expect(cut.stderr.contains("body bytes (connection reset"), "\(cut.stderr)")
+            #expect(cut.stderr.contains("[curl 56: "), "\(cut.stderr)")
 
             let badHeader = try await trawl(["extract", "-p", "items", "-H", "nocolon", server.url("/echo")])
             #expect(badHeader.status == 2)
+            #expect(badHeader.stderr.contains("header 'nocolon' must look like 'Name: value'"), "\(badHeader.stderr)")
+            #expect(server.requestLog.filter { $0.target == "/echo" }.count == 1, "the bad header was sent")
         }
     }
 }

@@ -376,10 +376,18 @@ struct FetchCLITests {
     func usageErrors() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        #expect(try await trawl(["fetch"], in: workspace).status == 2)
-        #expect(try await trawl(["fetch", "--url", "http://127.0.0.1:9/", "--items", ""], in: workspace).status == 2)
-        #expect(try await trawl(["fetch", "j.yaml", "-o", "a", "--output-dir", "b"], in: workspace).status == 2)
-        #expect(try await trawl(["fetch", "j.yaml", "--url", "http://127.0.0.1:9/"], in: workspace).status == 2)
+        // Each is refused for its own mistake, said on stderr (another refusal would also exit 2).
+        let cases: [([String], String)] = [
+            (["fetch"], "give a job file, or --url with --items and --paginate"),
+            (["fetch", "--url", "http://127.0.0.1:9/", "--items", ""], "--url needs --paginate"),
+            (["fetch", "j.yaml", "-o", "a", "--output-dir", "b"], "give -o or --output-dir, not both"),
+            (["fetch", "j.yaml", "--url", "http://127.0.0.1:9/"], "give a job file or --url, not both"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await trawl(arguments, in: workspace)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: " + message), "\(arguments): \(result.stderr)")
+        }
         let badStyle = try await trawl(
             ["fetch", "--url", "http://127.0.0.1:9/", "--items", "", "--paginate", "pages"], in: workspace)
         #expect(badStyle.status == 2)
