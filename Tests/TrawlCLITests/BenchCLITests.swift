@@ -13,13 +13,36 @@ private func latency(_ report: [String: Any]) throws -> [String: Double] {
     try #require(report["latency_ms"] as? [String: Double])
 }
 
+/// The lines of `trawl bench`'s table under its title: label (the first 14 columns, trimmed) -> the words after it.
+private func tableFields(_ table: String) -> [String: [String]] {
+    var fields: [String: [String]] = [:]
+    for line in table.split(separator: "\n") where line.hasPrefix("  ") {
+        let text = line.dropFirst(2)
+        let label = text.prefix(14).trimmingCharacters(in: .whitespaces)
+        fields[label] = text.dropFirst(14).split(separator: " ").map(String.init)
+    }
+    return fields
+}
+
+/// The requests the server answered for `target`.
+private func served(_ server: TestServer, _ target: String) -> Int {
+    server.requestLog.filter { $0.target == target }.count
+}
+
 /// The timing tests share two cores with the server: run them one at a time.
 @Suite("trawl bench", .serialized)
 struct BenchCLITests {
     @Test func jsonHasTheNewKeysWithSaneValues() async throws {
         try await TestServer.with { server in
-            let report = try await bench(["-n", "500", "-c", "8", server.url("/json/small")])
+            let url = server.url("/json/small")
+            let bodySize = try await trawl(["get", url]).stdout.utf8.count
+            #expect(bodySize > 400)
+            server.resetRequestLog()
+            let report = try await bench(["-n", "500", "-c", "8", url])
             #expect(report["requests"] as? Int == 500)
+            #expect(served(server, "/json/small") == 500, "the server answered another number of requests")
+            #expect(report["urls"] as? [String] == [url])
+            #expect(report["concurrency"] as? Int == 8)
             #expect(report["failed"] as? Int == 0)
             #expect(report["mode"] as? String == "closed")
             #expect(report["rate"] is NSNull)
@@ -38,6 +61,16 @@ struct BenchCLITests {
             #expect(ordered[0] > 0)
             #expect(ordered == ordered.sorted(), "\(latency)")
             #expect(ordered[4] < 10_000)
+            // The numbers agree with one another: bytes are the bodies received, the rates are the counts over
+            // the duration, and no request took longer than the whole run.
+            let seconds = try #require(report["duration_s"] as? Double)
+            #expect(seconds > 0)
+            #expect(report["bytes"] as? Int == 500 * bodySize)
+            let perSecond = try #require(report["requests_per_s"] as? Double)
+            #expect(abs(perSecond * seconds - 500) < 1e-6, "\(perSecond) requests/s over \(seconds) s")
+            let megabytes = try #require(report["mb_per_s"] as? Double)
+            #expect(abs(megabytes * seconds * 1e6 - Double(500 * bodySize)) < 1e-3, "\(megabytes) MB/s")
+            #expect(ordered[4] <= seconds * 1000 * 1.001 + 0.01, "max \(ordered[4]) ms in a \(seconds) s run")
         }
     }
 
@@ -47,21 +80,47 @@ struct BenchCLITests {
             let auto = try await bench(["-n", "200", "-c", "8", url])
             #expect(auto["loops"] as? Int == min(ProcessInfo.processInfo.activeProcessorCount, 4, 8))
             #expect(auto["failed"] as? Int == 0)
+            #expect(auto["requests"] as? Int == 200)
             let single = try await bench(["-n", "200", "-c", "1", url])
             #expect(single["loops"] as? Int == 1)
+            #expect(single["requests"] as? Int == 200)
             let three = try await bench(["-n", "300", "-c", "6", "--loops", "3", url])
             #expect(three["loops"] as? Int == 3)
             #expect(three["requests"] as? Int == 300)
             #expect(three["failed"] as? Int == 0)
             #expect((three["statuses"] as? [String: Int]) == ["200": 300])
+            // However many loops, exactly -n requests were sent in all.
+            #expect(served(server, "/json/small") == 200 + 200 + 300)
         }
     }
 
     @Test func tableShowsThePercentiles() async throws {
-        let result = try await trawl(["bench", "-n", "200", "-c", "4"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("p99.9"))
-        #expect(result.stdout.contains("requests/s"))
+        try await TestServer.with { server in
+            let result = try await trawl(["bench", "-n", "200", "-c", "4", server.url("/json/small")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("trawl bench: 200 requests, 4 concurrent, 1 URL(s)"), "\(result.stdout)")
+            #expect(served(server, "/json/small") == 200)
+            let fields = tableFields(result.stdout)
+            let seconds = try #require(fields["duration"]?.first.flatMap(Double.init), "\(result.stdout)")
+            #expect(fields["duration"]?.last == "s")
+            #expect(seconds > 0)
+            // requests/s is the 200 requests over the duration (both as rounded in the table).
+            let perSecond = try #require(fields["requests/s"]?.first.flatMap(Double.init), "\(result.stdout)")
+            let fastest = seconds > 0.005 ? 200 / (seconds - 0.005) + 0.5 : .infinity
+            #expect(perSecond >= 200 / (seconds + 0.005) - 0.5 && perSecond <= fastest, "\(result.stdout)")
+            #expect((fields["throughput"]?.first.flatMap(Double.init) ?? 0) > 0, "\(result.stdout)")
+            // The five percentiles, each a positive number of milliseconds, in order, none past the whole run.
+            let words = try #require(fields["latency ms"], "\(result.stdout)")
+            #expect(stride(from: 0, to: words.count, by: 2).map { words[$0] } == ["p50", "p90", "p99", "p99.9", "max"])
+            let values = stride(from: 1, to: words.count, by: 2).compactMap { Double(words[$0]) }
+            #expect(values.count == 5, "\(words)")
+            #expect(values.allSatisfy { $0 > 0 }, "\(words)")
+            #expect(values == values.sorted(), "\(words)")
+            #expect((values.last ?? 0) <= (seconds + 0.005) * 1000 * 1.001 + 0.01, "\(result.stdout)")
+            #expect((fields["client CPU"]?.first.flatMap(Double.init) ?? 0) > 0, "\(result.stdout)")
+            #expect(fields["statuses"] == ["200", "200"], "\(result.stdout)")
+            #expect(fields["errors"] == ["none"], "\(result.stdout)")
+        }
     }
 
     @Test func paginatedFlowsCountTheItemsOfEveryPage() async throws {
@@ -75,6 +134,12 @@ struct BenchCLITests {
             #expect(report["failed"] as? Int == 0)
             #expect(report["items"] as? Int == 5000)
             #expect(report["flows"] as? Int == 5)
+            // Each of the 5 flows walked pages 1 to 10: every page was asked for 5 times, and nothing else.
+            let pages = server.requestLog.map(\.target)
+            #expect(pages.count == 50)
+            for page in 1...10 {
+                #expect(pages.filter { $0.hasSuffix("&page=\(page)") }.count == 5, "page \(page): \(pages)")
+            }
             #expect((report["items_per_s"] as? Double ?? 0) > 0)
             #expect((report["statuses"] as? [String: Int]) == ["200": 50])
         }
@@ -88,6 +153,7 @@ struct BenchCLITests {
             ])
             #expect(report["requests"] as? Int == 40)
             #expect(report["failed"] as? Int == 0)
+            #expect(server.requestLog.count == 40)
             // Every page but a flow's tenth holds 10 items; the tenth holds 5.
             let items = try #require(report["items"] as? Int)
             #expect(items <= 400 && items >= 400 - 5 * 4, "\(items)")
@@ -108,6 +174,7 @@ struct BenchCLITests {
             #expect(report["rate"] as? Double == 200)
             let started = (report["requests"] as? Int ?? 0) + (report["failed"] as? Int ?? 0)
             #expect(started >= 300 && started <= 500, "\(started)")
+            #expect(served(server, "/json/small") == started, "requests started and requests served differ")
             #expect((report["duration_s"] as? Double ?? 0) < 20)
         }
     }
