@@ -70,3 +70,13 @@ func makeTestCertificate(in directory: URL) async throws -> (certificate: String
     ])
     return (certificate, key)
 }
+
+/// Where `actual` first differs from `expected`: nil when they are equal, else a description with the offset and
+/// both lengths. For large buffers use `#expect(firstDifference(a, b) == nil)` rather than `#expect(a == b)`: on
+/// failure Swift Testing diffs the two collections for its message, which takes minutes for a few hundred KB.
+func firstDifference(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
+    if actual == expected { return nil }
+    let common = min(actual.count, expected.count)
+    let offset = (0..<common).first { actual[$0] != expected[$0] } ?? common
+    return "byte \(offset) differs (lengths \(actual.count) and \(expected.count))"
+}
