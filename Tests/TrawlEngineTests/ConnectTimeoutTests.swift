@@ -53,6 +53,13 @@ struct ConnectTimeoutTests {
         let error = await expectTrawlError(.timeout) { _ = try await Client().send(request) }
         #expect(error?.message == "could not connect within the connect timeout of 0.5 seconds")
         #expect(error?.curlCode == 28)
+        // The configured 0.5 s is what applied: libcurl says how long it waited ("Connection timeout after
+        // 500 ms"), which the message above (built from the request's settings) cannot show. Were the request's
+        // timeout not passed on, libcurl would wait the default 10 s and still report a timeout.
+        let description = try #require(error?.description)
+        let waited = try #require(description.firstMatch(of: /after (\d+) m/)?.1, "\(description)")
+        let milliseconds = try #require(Int(waited))
+        #expect(milliseconds >= 500 && milliseconds < 5000, "\(description)")
         #expect(ContinuousClock.now - started < .seconds(30))  // a hang check; the machine may be loaded
     }
 }
