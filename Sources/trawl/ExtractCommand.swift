@@ -83,6 +83,9 @@ struct Extract: AsyncParsableCommand {
         } catch let error as JSONError {
             output.flush()
             throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
+        } catch {
+            output.flush()  // a failed read or transfer: the elements completed before it are kept
+            throw error
         }
         if count { output.appendLine(ArraySlice(String(summary.elementCount).utf8)) }
         output.flush()

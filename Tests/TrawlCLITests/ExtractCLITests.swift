@@ -65,6 +65,10 @@ struct ExtractCLITests {
             #expect(cut.stderr.hasPrefix("error: GET \(cutURL): receiving failed after "), "\(cut.stderr)")
             #expect(cut.stderr.contains("body bytes (connection reset"), "\(cut.stderr)")
             #expect(cut.stderr.contains("[curl 56: "), "\(cut.stderr)")
+            // The elements completed before the reset are kept: whole lines, in order, the page's first ones.
+            let kept = cut.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(kept.count > 10 && kept.last == "", "\(kept.count - 1) lines kept")
+            #expect(itemLines(0..<100).hasPrefix(cut.stdout), "\(cut.stdout.suffix(200))")
 
             let badHeader = try await trawl(["extract", "-p", "items", "-H", "nocolon", server.url("/echo")])
             #expect(badHeader.status == 2)
