@@ -158,6 +158,36 @@ import Testing
         }
     }
 
+    /// A decoder keeps the state of its first four keyed containers in itself and the rest in an array: containers
+    /// on either side, and the item's own after its nested ones, keep their coding paths and key indexes.
+    @Test func manyKeyedContainersInOneItem() throws {
+        struct Leaf: Decodable { var name: String }
+        struct Item: Decodable { var a, b, c, d, e: Leaf; var f: [String: Int]; var g: Int }
+        let wide = "{" + (0..<30).map { "\"K\($0)\":\($0)" }.joined(separator: ",") + "}"
+        func item(e: String = #""E""#, g: String = "7") -> String {
+            #"{"A":{"NAME":"A"},"B":{"NAME":"B"},"C":{"NAME":"C"},"D":{"NAME":"D"},"E":{"NAME":\#(e)},"F":\#(wide),"G":\#(g)}"#
+        }
+        var decoder = JSONItemDecoder()
+        // A custom strategy gives every container a key index; the 30-key dictionary keeps its keys as they are.
+        decoder.keyDecodingStrategy = .custom { path in
+            AnyCodingKey(stringValue: path.last?.stringValue.lowercased() ?? "")
+        }
+        let results = try decodeItems(Item.self, "[\(item()),\(item(e: "5")),\(item(g: "\"x\""))]", decoder: decoder)
+        #expect(results.count == 3)
+        let value = try results[0].get()
+        #expect([value.a, value.b, value.c, value.d, value.e].map(\.name) == ["A", "B", "C", "D", "E"])
+        #expect(value.f.count == 30)
+        #expect(value.f["K29"] == 29)
+        #expect(value.g == 7)
+        for (result, path) in zip(results.dropFirst(), [["e", "name"], ["g"]]) {
+            guard case .failure(DecodingError.typeMismatch(_, let context)) = result else {
+                Issue.record("expected typeMismatch at \(path)")
+                continue
+            }
+            #expect(context.codingPath.map(\.stringValue) == path)
+        }
+    }
+
     @Test func lastDuplicateKeyWinsForDecoding() throws {
         struct Item: Decodable { var a: Int; var b: Int }
         let item = try JSONItemDecoder().decode(Item.self, from: Array(#"{"a":1,"b":2,"a":3}"#.utf8))

@@ -21,8 +21,15 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     var hintObject = -1
     var hintPosition = 0
     var hintIndex = 0
-    /// The coding paths and key indexes of the keyed containers made so far (see ``KeyedContainer``).
-    var keyedStates: [KeyedState] = []
+    /// The coding paths and key indexes of the keyed containers made so far (see ``KeyedContainer``), by slot.
+    /// The first four live in the decoder itself: a decoder is made per item, and an array here cost a malloc
+    /// per item even for a flat one. Items with more keyed containers than that spill into `moreKeyedStates`.
+    private var keyedState0 = KeyedState.unused
+    private var keyedState1 = KeyedState.unused
+    private var keyedState2 = KeyedState.unused
+    private var keyedState3 = KeyedState.unused
+    private var moreKeyedStates: [KeyedState] = []
+    private var keyedStateCount = 0
 
     init(base: UnsafeRawPointer, offset: Int, path: CodingPath, options: JSONItemDecoder) {
         self.reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
@@ -56,6 +63,47 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    /// Records a keyed container's state and returns its slot.
+    func addKeyedState(_ state: KeyedState) -> Int {
+        let slot = keyedStateCount
+        switch slot {
+        case 0: keyedState0 = state
+        case 1: keyedState1 = state
+        case 2: keyedState2 = state
+        case 3: keyedState3 = state
+        default:
+            // An item with a few more nested objects would otherwise grow the array twice.
+            if moreKeyedStates.capacity == 0 { moreKeyedStates.reserveCapacity(4) }
+            moreKeyedStates.append(state)
+        }
+        keyedStateCount = slot + 1
+        return slot
+    }
+
+    /// The coding path of the keyed container in `slot`.
+    @inline(__always)
+    func keyedPath(_ slot: Int) -> CodingPath {
+        switch slot {
+        case 0: keyedState0.path
+        case 1: keyedState1.path
+        case 2: keyedState2.path
+        case 3: keyedState3.path
+        default: moreKeyedStates[slot - 4].path
+        }
+    }
+
+    /// The key index of the keyed container in `slot`, if it has one.
+    @inline(__always)
+    func keyedLookup(_ slot: Int) -> KeyLookup? {
+        switch slot {
+        case 0: keyedState0.lookup
+        case 1: keyedState1.lookup
+        case 2: keyedState2.lookup
+        case 3: keyedState3.lookup
+        default: moreKeyedStates[slot - 4].lookup
+        }
+    }
 
     // MARK: - Nested values
 

@@ -2,7 +2,7 @@
 /// last match (so a repeated key's last value wins); large objects get a dictionary instead.
 ///
 /// Every stored property is trivial (the decoder is held `unowned(unsafe)`, the coding path and key index live
-/// in the decoder's `keyedStates`): the standard library's container box copies the container for each
+/// in the decoder, by slot): the standard library's container box copies the container for each
 /// `decode(_:forKey:)`, and with references inside that cost three retain/release pairs per field. The decoder
 /// outlives its containers, as the event bytes they read do: a container is only valid inside the `init(from:)`
 /// it was made for.
@@ -10,7 +10,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     unowned(unsafe) let decoder: EventDecoder
     let start: Int
     let count: Int
-    /// This container's entry in `decoder.keyedStates`: its coding path and key index.
+    /// This container's slot in its decoder, which keeps its coding path and key index.
     private let slot: Int
     /// Whether the entry has a `KeyLookup` (keys as a custom key strategy turns them, or an index for objects
     /// too large to scan).
@@ -18,8 +18,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Keys are compared as they are, whatever the key strategy.
     private let keepKeys: Bool
 
-    var path: CodingPath { decoder.keyedStates[slot].path }
-    private var lookup: KeyLookup? { hasLookup ? decoder.keyedStates[slot].lookup : nil }
+    var path: CodingPath { decoder.keyedPath(slot) }
+    private var lookup: KeyLookup? { hasLookup ? decoder.keyedLookup(slot) : nil }
 
     init(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool = false) {
         self.decoder = decoder
@@ -48,10 +48,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             lookup = KeyLookup(converted: converted, index: index)
         }
         hasLookup = lookup != nil
-        slot = decoder.keyedStates.count
-        // An item with a nested object or two would otherwise grow the array twice.
-        if decoder.keyedStates.capacity == 0 { decoder.keyedStates.reserveCapacity(4) }
-        decoder.keyedStates.append(KeyedState(path: path, lookup: lookup))
+        slot = decoder.addKeyedState(KeyedState(path: path, lookup: lookup))
     }
 
     /// Calls `body` with each key's bytes and its value's offset, in document order.
@@ -314,6 +311,9 @@ enum NullEvent {
 struct KeyedState {
     var path: CodingPath
     var lookup: KeyLookup?
+
+    /// A slot no container uses yet.
+    static var unused: KeyedState { KeyedState(path: .root, lookup: nil) }
 }
 
 /// What a keyed container needs beyond a linear scan.
