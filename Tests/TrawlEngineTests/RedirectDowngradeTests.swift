@@ -6,76 +6,24 @@ import TrawlTestServer
 // A redirect that changes only the scheme (https to http on the same host and port, or the default ports the
 // other way round) is a change of origin: the credentials must not follow it onto plain HTTP.
 
-/// nginx on loopback with TLS on one port that also answers plain HTTP on that same port: nginx reads a plain
-/// request sent to its TLS port whole and hands it to `error_page 497`, which here answers with the request's
-/// credentials, so a test sees exactly what reached the http side.
-private final class SchemeSwitchingServer {
-    let port: Int
-    let certificatePath: String
-    private let directory: URL
-    private let process: ChildProcess
-
+/// nginx with TLS on one port that also answers plain HTTP on that same port: nginx reads a plain request sent to
+/// its TLS port whole and hands it to `error_page 497`, which here answers with the request's credentials, so a test
+/// sees exactly what reached the http side.
+private enum SchemeSwitchingServer {
     /// The plain-HTTP answer: path, then every header a redirect must strip or keep, `[]` when absent.
     static let plainReply =
         "plain $uri auth=[$http_authorization] cookie=[$http_cookie] proxy=[$http_proxy_authorization] "
         + "key=[$http_x_api_key] default=[$http_x_default_secret] keep=[$http_x_keep]"
 
-    init() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-downgrade-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let (certificate, keyPath) = try await makeTestCertificate(in: directory)
-        certificatePath = certificate
-        var started: (port: Int, process: ChildProcess)?
-        for attempt in 0..<5 where started == nil {
-            let port = 20_000 + Int.random(in: 0..<30_000) + attempt
-            let config = """
-                daemon off;
-                worker_processes 1;
-                pid \(directory.path)/nginx.pid;
-                error_log \(directory.path)/error.log warn;
-                events { worker_connections 64; }
-                http {
-                    access_log off;
-                    client_body_temp_path \(directory.path); proxy_temp_path \(directory.path);
-                    fastcgi_temp_path \(directory.path); uwsgi_temp_path \(directory.path);
-                    scgi_temp_path \(directory.path);
-                    server {
-                        listen 127.0.0.1:\(port) ssl;
-                        ssl_certificate \(certificatePath);
-                        ssl_certificate_key \(keyPath);
-                        error_page 497 = @plain;
-                        location = /start { return 302 http://127.0.0.1:\(port)/landing; }
-                        location / { return 200 "tls $uri auth=[$http_authorization]"; }
-                        location @plain { return 200 "\(Self.plainReply)"; }
-                    }
-                }
-                """
-            let configPath = directory.appendingPathComponent("nginx.conf").path
-            try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-            let process = try ChildProcess("/usr/sbin/nginx", ["-c", configPath, "-p", directory.path])
-            // Ready when it answers; gone when the port was taken.
-            var probe = Client.Configuration()
-            probe.tls = .insecureSkipVerification
-            probe.logger.logLevel = .error
-            let client = Client(configuration: probe)
-            for _ in 0..<100 where process.isRunning {
-                if (try? await client.send(Request(url: "https://127.0.0.1:\(port)/ready"))) != nil {
-                    started = (port, process)
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            if started == nil, process.isRunning { process.terminate() }
+    static func start() async throws -> NginxTLSServer {
+        try await NginxTLSServer { port in
+            """
+            error_page 497 = @plain;
+            location = /start { return 302 http://127.0.0.1:\(port)/landing; }
+            location / { return 200 "tls $uri auth=[$http_authorization]"; }
+            location @plain { return 200 "\(plainReply)"; }
+            """
         }
-        guard let started else { throw ToolError.failed("nginx did not start") }
-        port = started.port
-        process = started.process
-    }
-
-    func stop() async {
-        process.terminate()
-        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 
@@ -126,7 +74,7 @@ struct RedirectDowngradeTests {
     @Test("https://127.0.0.1:P/ redirecting to http://127.0.0.1:P/: nothing secret reaches the http side")
     func downgradeOnTheSamePortEndToEnd() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"), "scripts/ensure-deps installs nginx")
-        let server = try await SchemeSwitchingServer()
+        let server = try await SchemeSwitchingServer.start()
         var config = Client.Configuration()
         config.tls.caFile = server.certificatePath
         config.defaultHeaders = ["X-Default-Secret": "d"]
