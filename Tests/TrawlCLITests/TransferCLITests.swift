@@ -95,16 +95,22 @@ struct FileGrowth {
     /// Whether the whole window was watched: false when the child ended first.
     var watchedWindow: Bool
 
-    /// Bytes per second of the schedule the writer kept to, for one that means `nominal`: a writer that paces
-    /// itself writes each chunk once the bytes before it are due, so each growth is a point of its schedule, on
-    /// time or late (held up, or seen late by the watcher), never early; see `RequestPacing.punctualRate`.
-    func rate(nominal: Double) -> Double? {
-        guard let first = steps.first else { return nil }
+    /// Bytes per second the file grew at: the least-squares slope of its size over time, `nil` with fewer than 3
+    /// growths. A writer that paces itself against a schedule fixed at its start (as `--limit-rate` does) catches up
+    /// after being held up, so the slope keeps to its rate; and one odd point (a size seen in the middle of a 1 MB
+    /// write, a growth seen late by the watcher) moves a fit over all of them little, where the slope between two
+    /// chosen points would take its error whole.
+    func rate() -> Double? {
+        guard steps.count >= 3, let first = steps.first else { return nil }
         let points = steps.map { step in
             let elapsed = (step.at - first.at).components
-            return (amount: Double(step.before), time: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
+            return (size: Double(step.before), time: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
         }
-        return RequestPacing.punctualRate(points, nominal: nominal)
+        let meanTime = points.map(\.time).reduce(0, +) / Double(points.count)
+        let meanSize = points.map(\.size).reduce(0, +) / Double(points.count)
+        let covariance = points.map { ($0.time - meanTime) * ($0.size - meanSize) }.reduce(0, +)
+        let variance = points.map { ($0.time - meanTime) * ($0.time - meanTime) }.reduce(0, +)
+        return variance > 0 ? covariance / variance : nil
     }
 }
 
@@ -279,7 +285,7 @@ struct TransferCLITests {
             try await child.wait()
             let seen = try #require(growth, "trawl get wrote nothing: \(child.stderr)")
             #expect(seen.watchedWindow, "trawl get ended after \(seen.size) bytes: \(child.stderr)")
-            let measured = try #require(seen.rate(nominal: Double(rate)), "too few writes: \(seen.steps)")
+            let measured = try #require(seen.rate(), "too few writes: \(seen.steps)")
             #expect(abs(measured / Double(rate) - 1) <= 0.2, "\(measured) bytes/s, not \(rate): \(seen.steps)")
             #expect(seen.peakResident > 0 && seen.peakResident < 64 << 20, "peak RSS \(seen.peakResident)")
             // The server got no further ahead of the reader than the buffers between them hold (socket buffers,
