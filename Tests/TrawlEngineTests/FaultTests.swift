@@ -38,9 +38,10 @@ struct FaultTests {
     }
 
     @Test func refusedConnection() async throws {
-        let port = try await withServer { $0.port }  // the port is free again once the server stopped
-        let error = await expectTrawlError(.connectFailed) {
-            _ = try await Client().send(Request(url: "http://127.0.0.1:\(port)/"))
+        let error = try await withRefusingPort { port in
+            await expectTrawlError(.connectFailed) {
+                _ = try await Client().send(Request(url: "http://127.0.0.1:\(port)/"))
+            }
         }
         #expect(error?.curlCode == 7)
         #expect(error?.hint == "check that the server is up and the port is right")

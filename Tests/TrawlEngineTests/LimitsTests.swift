@@ -109,13 +109,15 @@ struct LimitsTests {
         try await withServer { server in
             var config = Client.Configuration()
             config.maxConcurrentTransfers = 1
-            config.timeouts.total = .milliseconds(600)
+            // Each transfer has 3.75 times its 400 ms to finish (a loaded machine can hold one up), while the five
+            // queued behind each other take 2 s: counted from when they were queued, the fourth and fifth time out.
+            config.timeouts.total = .milliseconds(1500)
             let client = Client(configuration: config)
             try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<4 {
-                    group.addTask { try await client.send(Request(url: server.url("/delay/300"))).status }
+                for _ in 0..<5 {
+                    group.addTask { try await client.send(Request(url: server.url("/delay/400"))).status }
                 }
-                for try await status in group { #expect(status == 200) }  // 4 x 300 ms > 600 ms in total
+                for try await status in group { #expect(status == 200) }
             }
         }
     }

@@ -80,3 +80,23 @@ func firstDifference(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
     let offset = (0..<common).first { actual[$0] != expected[$0] } ?? common
     return "byte \(offset) differs (lengths \(actual.count) and \(expected.count))"
 }
+
+/// A loopback port that refuses connections for as long as `body` runs: a socket bound to it but not listening
+/// holds it, so no server a parallel test starts can take it (a stopped server's port could be reused at once).
+func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw ToolError.failed("socket: \(String(cString: strerror(errno)))") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw ToolError.failed("bind: \(String(cString: strerror(errno)))") }
+    return try await body(Int(UInt16(bigEndian: address.sin_port)))
+}
