@@ -113,20 +113,34 @@ final class BodyStream: Sendable {
 
     /// Loop thread: offers bytes from libcurl's write callback.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        state.withLock { state -> Offer in
-            if state.consumerGone { return .abandoned }
+        enum Step {
+            case handOff(CheckedContinuation<[UInt8]?, any Error>)
+            case answer(Offer)
+        }
+        let step = state.withLock { state -> Step in
+            if state.consumerGone { return .answer(.abandoned) }
             if let waiter = state.waiter {
                 state.waiter = nil
-                waiter.resume(returning: [UInt8](copying: bytes))
-                return .accepted
+                return .handOff(waiter)
             }
             if state.buffered >= highWater {
                 state.paused = true
-                return .pause
+                return .answer(.pause)
             }
             state.chunks.append([UInt8](copying: bytes))
             state.buffered += bytes.count
+            return .answer(.accepted)
+        }
+        switch step {
+        case .handOff(let waiter):
+            // Resumed outside the lock, as finish and cancel do: resuming enqueues the consumer's task on its
+            // executor (its locks, maybe a wake-up), work that must not hold up a consumer or a cancel waiting for
+            // this lock. The waiter is ours alone once taken (cancel finds none), and the next offer comes from this
+            // thread after this one returns, so the chunks keep their order.
+            waiter.resume(returning: [UInt8](copying: bytes))
             return .accepted
+        case .answer(let offer):
+            return offer
         }
     }
 
