@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers (each depends only on those below it):
-//   trawl (CLI) -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
+//   trawl (CLI) -> TrawlJobs -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
+// TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
 // library products.
 let package = Package(
@@ -12,6 +13,7 @@ let package = Package(
         .library(name: "TrawlEngine", targets: ["TrawlEngine"]),
         .library(name: "TrawlJSON", targets: ["TrawlJSON"]),
         .library(name: "Trawl", targets: ["Trawl"]),
+        .library(name: "TrawlJobs", targets: ["TrawlJobs"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -48,6 +50,12 @@ let package = Package(
             dependencies: [
                 "TrawlEngine", "TrawlJSON",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TrawlJobs",
+            dependencies: [
+                "Trawl", "TrawlEngine", "TrawlJSON",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -64,6 +72,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
+                "TrawlJobs",
                 "Trawl",
                 "TrawlEngine",
                 "TrawlJSON",
@@ -85,9 +94,13 @@ let package = Package(
             name: "TrawlTests",
             dependencies: ["Trawl", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(
+            name: "TrawlJobsTests",
+            dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer"]
+        ),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine"]),
         // Runs the built `trawl` binary end to end.
-        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlTestServer"]),
+        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Trawl
+import TrawlJobs
 import TrawlEngine
 import TrawlTestServer
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Trawl
+import TrawlJobs
 import TrawlEngine
 
 /// `trawl fetch`: a bulk job from a job file or from flags; items to JSONL, resumable with `--state`.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Trawl
+import TrawlJobs
 import TrawlEngine
 
 /// Shows a running job's progress on stderr: a line redrawn four times a second on a terminal, a plain line

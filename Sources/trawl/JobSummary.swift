@@ -1,5 +1,6 @@
 import Foundation
 import Trawl
+import TrawlJobs
 
 /// The end-of-job summary, the failure list and the JSON report, shared by `fetch` and `demo`.
 enum JobSummary {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Trawl
+import TrawlJobs
 
 /// The pagination flags shared by `trawl fetch` and `trawl bench`, turned into a `PaginationStyle` the same way
 /// for both (each option goes to the setting its style takes: `--page-size` is a page size for `page`, the limit

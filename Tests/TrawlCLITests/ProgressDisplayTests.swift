@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trawl
+import TrawlJobs
 
 @testable import trawl
 

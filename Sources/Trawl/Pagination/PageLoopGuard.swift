@@ -9,13 +9,15 @@
 /// pagesSeen.visit(first, index: 0)                       // nil: new
 /// if let earlier = pagesSeen.visit(next, index: 1) { … }  // the index the same page was fetched at
 /// ```
-struct PageLoopGuard: Sendable {
+package struct PageLoopGuard: Sendable {
     private var seen: [Int: Int] = [:]
+
+    package init() {}
 
     /// Records `page` as fetched at `index`; returns the index of an earlier page with the same position or
     /// URL, or `nil` when the page is new.
     @discardableResult
-    mutating func visit(_ page: PageRequest, index: Int) -> Int? {
+    package mutating func visit(_ page: PageRequest, index: Int) -> Int? {
         // Two keys written out rather than an array of generic keys: that form crashed the Swift 6.3.1 optimizer
         // (a SIL verification error in release builds).
         var positionHasher = Hasher()

@@ -14,7 +14,7 @@ import Foundation
 /// When the first page tells how many pages there are (total pages or items in the body, a `last` link whose
 /// URL carries the page number, or an explicit `pages` range), the remaining pages can be fetched concurrently.
 public struct PaginationStyle: PaginationStrategy, Hashable {
-    enum Kind: Hashable {
+    package enum Kind: Hashable {
         case page(param: String, start: Int, sizeParam: String?, size: Int?, totalPages: JSONKeyPath?,
             totalItems: JSONKeyPath?, pages: ClosedRange<Int>?)
         case offset(param: String, limitParam: String, limit: Int?, total: JSONKeyPath?)
@@ -23,7 +23,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case link(pageParam: String)
     }
 
-    let kind: Kind
+    package let kind: Kind
 
     /// `param=start, start+1, …`; stops at the total pages when known (`totalPages`, or `totalItems` with a
     /// page size), else at the first empty page. `pages` fetches exactly that range of pages.

@@ -1,5 +1,5 @@
 /// Percent-encoding for the parts of a URL and for form bodies (UTF-8, uppercase hex).
-enum PercentEncoding {
+package enum PercentEncoding {
     /// RFC 3986 unreserved characters: never encoded anywhere.
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
@@ -29,12 +29,12 @@ enum PercentEncoding {
     }
 
     /// Encodes a query name or value: everything but unreserved characters.
-    static func queryComponent(_ text: String) -> String {
+    package static func queryComponent(_ text: String) -> String {
         encode(text, allowed: isUnreserved)
     }
 
     /// Encodes for `application/x-www-form-urlencoded`: a space becomes `+`.
-    static func formComponent(_ text: String) -> String {
+    package static func formComponent(_ text: String) -> String {
         var out = ""
         for part in text.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
             if part.offset > 0 { out += "+" }

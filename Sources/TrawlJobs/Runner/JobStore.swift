@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Trawl
 import TrawlEngine
 
 /// Where a job's items go and how its progress survives a crash.

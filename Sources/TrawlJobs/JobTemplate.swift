@@ -1,3 +1,5 @@
+import Trawl
+
 /// A parsed job template: literal text, matrix parameters `{name}` / `{axis.end}` and environment variables
 /// `${NAME}`.
 ///

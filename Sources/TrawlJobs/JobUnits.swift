@@ -1,3 +1,4 @@
+import Trawl
 import TrawlEngine
 
 extension Job {

@@ -1,4 +1,5 @@
 import Foundation
+import Trawl
 import TrawlEngine
 import TrawlJSON
 

@@ -3,6 +3,7 @@ import Testing
 import TrawlTestServer
 
 @testable import Trawl
+@testable import TrawlJobs
 
 /// The lines a tagged unit of `/paged/*` must produce.
 func taggedLines(_ tag: String, _ count: Int) -> String {

@@ -3,6 +3,7 @@ import Testing
 import TrawlJSON
 
 @testable import Trawl
+@testable import TrawlJobs
 @testable import TrawlEngine
 
 private let environment = ["GITHUB_TOKEN": "ghp_s3cr3t/+x", "API_KEY": "key 1"]

@@ -1,3 +1,5 @@
+import Trawl
+
 extension Job {
     /// A stable hex digest (FNV-1a, 64 bits) of everything that changes the job's output: each source's name,
     /// method, URL, header and body templates (unexpanded, so never a secret), pagination, items, side fields,

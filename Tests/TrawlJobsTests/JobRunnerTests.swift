@@ -3,6 +3,7 @@ import Testing
 import TrawlTestServer
 
 @testable import Trawl
+@testable import TrawlJobs
 
 /// A unit over `/paged/STYLE` of the test server.
 func pagedUnit(

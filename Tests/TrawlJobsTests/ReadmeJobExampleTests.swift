@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import Trawl
+import TrawlJobs
 
 /// The README's job file must parse, and expand as described.
 @Suite("README job example")
 struct ReadmeJobExampleTests {
     static func readmeYAML() throws -> String {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
         let marker = "```yaml\n# jobs.yaml"
         let start = try #require(readme.range(of: marker))

@@ -1,4 +1,5 @@
 import Foundation
+import Trawl
 import TrawlJSON
 
 /// The settings of a pagination style given apart from its spec (`--paginate page --size 100`, or the keys of a

@@ -1,4 +1,5 @@
 import Foundation
+import Trawl
 
 /// Admits a job's requests: at most `concurrency` in flight in all, `perHost` per host, `rate` per second per
 /// host (token bucket holding one second's worth), and nothing to a host while it is paused by a

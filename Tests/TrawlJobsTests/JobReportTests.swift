@@ -4,6 +4,7 @@ import TrawlEngine
 import TrawlTestServer
 
 @testable import Trawl
+@testable import TrawlJobs
 
 /// A `page` unit over `/paged/page` whose page count comes from `total_count` and the first page's size, as in
 /// README's GitHub search example.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Trawl
 
 /// What a bulk job did: totals, per source and per host, failures, rate-limit waits and completeness flags.
 /// Written as JSON by `trawl fetch --report FILE`.

@@ -4,6 +4,7 @@ import TrawlEngine
 import TrawlTestServer
 
 @testable import Trawl
+@testable import TrawlJobs
 
 @Suite("Job scheduling: rate-limit signals, retries, host gates")
 struct SchedulingTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Trawl
 import TrawlEngine
 
 /// Which failures are worth another attempt, and how long to wait before it.
