@@ -6,7 +6,6 @@ struct RedirectTracker {
     private let clientSensitiveHeaders: Set<String>
     /// Method + URL of every hop so far; built on the first redirect (most requests have none).
     private var visited: Set<String> = []
-    private var crossedOrigin = false
     private(set) var chain: [String] = []
 
     init(request: Request, configuration: Client.Configuration) {
@@ -58,9 +57,9 @@ struct RedirectTracker {
             next.body = nil
             next.headers.remove(names: ["content-type", "content-length", "content-encoding"])
         }
-        if crossesOrigin { crossedOrigin = true }
-        // Once the chain has left the original origin, credentials stay stripped for every later hop.
-        if crossedOrigin {
+        // Once the chain has left the original origin, credentials stay stripped for every later hop: each hop starts
+        // from the previous hop's request, whose credentials are gone and whose strippedHeaders carry forward.
+        if crossesOrigin {
             let sensitive = sensitiveHeaders(of: request)
             next.headers.remove(names: sensitive)
             next.strippedHeaders = sensitive

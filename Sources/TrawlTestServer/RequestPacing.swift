@@ -22,9 +22,11 @@ public struct RequestPacing: Sendable {
     /// ```
     public init(_ instants: [ContinuousClock.Instant]) {
         let sorted = instants.sorted()
-        let first = sorted.first
+        guard let first = sorted.first else {
+            self.offsets = []
+            return
+        }
         self.offsets = sorted.map { instant in
-            guard let first else { return 0 }
             let elapsed = (instant - first).components
             return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
         }

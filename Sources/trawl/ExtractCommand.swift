@@ -80,11 +80,11 @@ struct Extract: AsyncParsableCommand {
                 }
             }
             summary = try extractor.finish(onElement: onElement)
-        } catch let error as JSONError {
-            output.flush()
-            throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
         } catch {
-            output.flush()  // a failed read or transfer: the elements completed before it are kept
+            output.flush()  // the elements completed before a failure are kept, whatever failed
+            if let error = error as? JSONError {
+                throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
+            }
             throw error
         }
         if count { output.appendLine(ArraySlice(String(summary.elementCount).utf8)) }
