@@ -30,18 +30,20 @@ extension API {
         let decoding = route.decoder ?? decoder
         paginator.payloadDecoder = decoding
         paginator.isAcceptable = { route.isAcceptable(status: $0) }
-        paginator.makeError = { failure, request, error in
-            switch failure {
-            case .transport:
-                APIError<R.ErrorModel>(kind: .transport, request: request, underlying: error)
-            case .status(let response):
+        paginator.makeError = { kind, request, response, error in
+            switch kind {
+            case .transport, .pagination:
+                APIError<R.ErrorModel>(kind: .transport, request: request, response: response, underlying: error)
+            case .status:
                 APIError<R.ErrorModel>(
                     kind: .status, request: request, response: response,
-                    errorModel: try? decoding.decode(R.ErrorModel.self, from: response.body, at: nil))
-            case .decoding(let response):
+                    errorModel: response.flatMap { try? decoding.decode(R.ErrorModel.self, from: $0.body, at: nil) })
+            case .body, .decoding:
                 APIError<R.ErrorModel>(kind: .decoding, request: request, response: response, underlying: error)
-            case .adapter(let response):
+            case .adapter:
                 APIError<R.ErrorModel>(kind: .adapter, request: request, response: response, underlying: error)
+            case .invalid:
+                APIError<R.ErrorModel>(kind: .invalidRoute, request: request, response: response, underlying: error)
             }
         }
         paginator.observers = observers

@@ -45,14 +45,36 @@ public struct Page<Item: Sendable>: Sendable {
 /// }
 /// ```
 public struct PaginationError: Error, Sendable, CustomStringConvertible {
+    /// The stage at which the page failed.
+    public enum Kind: Sendable, Hashable {
+        /// No response arrived, or its body broke off.
+        case transport
+        /// The status was not acceptable (the route's `isAcceptable`, else 2xx).
+        case status
+        /// The body is not the expected JSON, has nothing at the items path, or is too large.
+        case body
+        /// An item did not decode as the item type.
+        case decoding
+        /// The retrier, or the adapters it ran again, failed.
+        case adapter
+        /// The items or capture key paths cannot be streamed.
+        case invalid
+        /// The page after it is one this walk already fetched, or the pagination data is unusable.
+        case pagination
+    }
+
     /// The page number, offset, cursor or URL of the failed page.
     public var position: PagePosition
     /// The failed page's place in the sequence, from 0.
     public var index: Int
     /// The URL requested.
     public var url: String
-    /// What went wrong (usually a `TrawlError`).
+    /// What went wrong (usually a `TrawlError`, or the route's `APIError` for a paginator made by an ``API``).
     public var underlying: any Error
+    /// The stage that failed.
+    public var kind = Kind.transport
+    /// The head of the failed page's response, when one arrived.
+    public var head: ResponseHead?
 
     /// Query parameter names hidden in `description` on top of `Redaction`'s defaults (lowercased): the failed
     /// request's `sensitiveQueryParameters`.
@@ -80,7 +102,34 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The HTTP status of the failed page, when a response arrived (from the `APIError` or `TrawlError` inside).
-    public var status: Int? { (underlying as? any HTTPStatusCarrying)?.httpStatus }
+    public var status: Int? { (underlying as? any HTTPStatusCarrying)?.httpStatus ?? head?.status }
+
+    /// The `TrawlError` that says what went wrong, wherever it sits: `underlying` itself, or inside the
+    /// route's `APIError`.
+    ///
+    /// ```swift
+    /// catch let error as PaginationError {
+    ///     print(error.trawlError?.code ?? .transport, error.jsonError?.byteOffset ?? -1)
+    /// }
+    /// ```
+    public var trawlError: TrawlError? {
+        var error: (any Error)? = underlying
+        while let current = error {
+            if let found = current as? TrawlError { return found }
+            error = (current as? any UnderlyingErrorCarrying)?.underlyingError
+        }
+        return nil
+    }
+
+    /// The `JSONError` (what, byte offset, line, key path) when the page's body was not the expected JSON.
+    public var jsonError: JSONError? {
+        var error: (any Error)? = underlying
+        while let current = error {
+            if let found = current as? JSONError { return found }
+            error = (current as? any UnderlyingErrorCarrying)?.underlyingError
+        }
+        return nil
+    }
 
     /// The failed page's decoded error body, when the paginator came from an ``API`` whose route names
     /// `Model` as its `ErrorModel` and the body parsed.
@@ -99,6 +148,19 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     public func apiError<Model: Decodable & Sendable>(_ type: Model.Type) -> APIError<Model>? {
         underlying as? APIError<Model>
     }
+}
+
+/// The errors that wrap another, whatever their generic parameters.
+protocol UnderlyingErrorCarrying {
+    var underlyingError: (any Error)? { get }
+}
+
+extension TrawlError: UnderlyingErrorCarrying {
+    var underlyingError: (any Error)? { underlying }
+}
+
+extension APIError: UnderlyingErrorCarrying {
+    var underlyingError: (any Error)? { underlying }
 }
 
 /// The errors that may carry an HTTP status, whatever their generic parameters.

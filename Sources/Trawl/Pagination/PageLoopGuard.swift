@@ -43,6 +43,8 @@ package struct PageLoopGuard: Sendable {
                 + "a pagination loop",
             hint: "the server repeats a cursor or next link; check the cursor or next-page key path",
             method: next.request.method.rawValue, url: next.request.url)
-        return PaginationError(position: next.position, index: index, request: next.request, underlying: loop)
+        var error = PaginationError(position: next.position, index: index, request: next.request, underlying: loop)
+        error.kind = .pagination
+        return error
     }
 }

@@ -1,35 +1,22 @@
-/// The order a paginator's pages are opened in: the first page, then either the planned rest (fetched
-/// concurrently, taken in order) or the serial chain, each next page decided once the page before it has been
-/// read. Shared by ``PageSequence`` and ``PaginatedItems``.
+/// The driver of ``PageSequence`` and ``PaginatedItems`` over a ``PagePlan``: opens the pages the plan asks for
+/// through the paginator's ``PageExchange``, the planned ones in tasks of their own (decoding ahead, taken in
+/// order), and reports each page read to its end back to the plan.
 ///
 /// Bound: the page being read plus the planned pages started behind it are at most `concurrency`; a page is only
 /// started when one has been read to its end.
 struct PageWalk<Item: Decodable & Sendable> {
-    private enum State {
-        case start
-        case readingFirst
-        case serial(next: PageRequest?)
-        case readingSerial
-        case planned
-        case failed(PaginationError)
-        case done
-    }
-
     let paginator: Paginator<Item>
-    private var state = State.start
-    /// Pages opened so far (the index of the next one).
-    private var opened = 0
-    private var plan: [PageRequest] = []
-    /// Planned pages started, and taken out of the reorder buffer.
-    private var started = 0
-    private var taken = 0
-    private var readingPlanned = false
+    private var plan: PagePlan
     private let inFlight = InFlightPages<PageReader<Item>>()
     /// Body bytes a planned page decodes ahead in its own task before it is its turn.
     static var readAheadBudget: Int { 1 << 20 }
-    private var pagesSeen = PageLoopGuard()
 
-    init(paginator: Paginator<Item>) { self.paginator = paginator }
+    init(paginator: Paginator<Item>) {
+        self.paginator = paginator
+        plan = PagePlan(
+            strategy: paginator.strategy, request: paginator.request,
+            limits: PagePlan.Limits(concurrency: paginator.concurrency))
+    }
 
     /// The next page to read, its head accepted (a planned page's first items perhaps decoded already); `nil`
     /// at the end. The page before must have been read to its end and reported with ``completed(_:)``.
@@ -45,101 +32,58 @@ struct PageWalk<Item: Decodable & Sendable> {
     /// Records that the page just opened has been read: decides what follows and returns the next page's position
     /// when there is one.
     mutating func completed(_ page: PageResponse) -> PagePosition? {
-        switch state {
-        case .readingFirst:
-            if paginator.concurrency > 1, let rest = paginator.strategy.remaining(after: page) {
-                plan = rest
-                state = .planned
-                fill()
-                return rest.first?.position
-            }
-            return chain(after: page)
-        case .readingSerial:
-            return chain(after: page)
-        case .planned:
-            readingPlanned = false
-            fill()
-            return taken < plan.count ? plan[taken].position : nil
-        case .start, .serial, .failed, .done:
-            return nil
-        }
+        plan.completed(page)
     }
 
     /// Ends the walk: cancels the pages in flight.
     mutating func stop() {
-        state = .done
+        plan.stop()
         inFlight.cancelAll()
     }
 
     private mutating func advance() async throws -> PageReader<Item>? {
-        switch state {
-        case .done, .readingFirst, .readingSerial:
-            return nil
-        case .failed(let error):
-            state = .done
+        while true {
+            switch plan.next() {
+            case .request(let page, let index):
+                if plan.isPlanned {
+                    let paginator = paginator
+                    inFlight.append(Task {
+                        let reader = try await paginator.open(page, index: index)
+                        await reader.readAhead(budget: Self.readAheadBudget)
+                        return reader
+                    })
+                    continue
+                }
+                let paginator = paginator
+                return try await opened { try await paginator.open(page, index: index) }
+            case .wait:
+                guard let task = inFlight.popFirst() else { return nil }
+                let pages = inFlight
+                return try await opened {
+                    try await withTaskCancellationHandler {
+                        try await task.value
+                    } onCancel: {
+                        task.cancel()
+                        pages.cancelAll()
+                    }
+                }
+            case .done:
+                return nil
+            case .fail(let error):
+                throw error
+            }
+        }
+    }
+
+    /// A page the plan is waiting for; its failure is the plan's.
+    private mutating func opened(_ open: () async throws -> PageReader<Item>) async throws
+        -> PageReader<Item>
+    {
+        do {
+            return try await open()
+        } catch let error as PaginationError {
+            plan.failed(error)
             throw error
-        case .start:
-            let first = paginator.strategy.first(paginator.request)
-            pagesSeen.visit(first, index: 0)
-            let page = try await PageReader(paginator: paginator, page: paginator.open(first, index: 0))
-            opened = 1
-            state = .readingFirst
-            return page
-        case .serial(let next):
-            guard let next else {
-                state = .done
-                return nil
-            }
-            let page = try await PageReader(paginator: paginator, page: paginator.open(next, index: opened))
-            opened += 1
-            state = .readingSerial
-            return page
-        case .planned:
-            fill()
-            guard let task = inFlight.popFirst() else {
-                state = .done
-                return nil
-            }
-            taken += 1
-            readingPlanned = true
-            let pages = inFlight
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-                pages.cancelAll()
-            }
-        }
-    }
-
-    /// The serial state after a page; a strategy that points back at any page of this walk fails the next
-    /// step instead of looping forever.
-    private mutating func chain(after page: PageResponse) -> PagePosition? {
-        guard let next = paginator.strategy.next(after: page) else {
-            state = .serial(next: nil)
-            return nil
-        }
-        if let earlier = pagesSeen.visit(next, index: opened) {
-            state = .failed(PageLoopGuard.loopError(next: next, index: opened, after: page.position, earlier: earlier))
-        } else {
-            state = .serial(next: next)
-        }
-        return next.position
-    }
-
-    /// Starts planned pages until the page being read and those waiting behind it number `concurrency`.
-    private mutating func fill() {
-        while started < plan.count, inFlight.count + (readingPlanned ? 1 : 0) < paginator.concurrency {
-            let request = plan[started]
-            let paginator = paginator
-            let index = opened
-            inFlight.append(Task {
-                let reader = try await PageReader(paginator: paginator, page: paginator.open(request, index: index))
-                await reader.readAhead(budget: Self.readAheadBudget)
-                return reader
-            })
-            started += 1
-            opened += 1
         }
     }
 }
@@ -172,7 +116,8 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Page<Item>? {
             guard let reader = try await walk.open() else { return nil }
             do {
-                var (page, response) = try await reader.readAll(isolation: actor)
+                let (items, response) = try await reader.readAll(isolation: actor)
+                var page = walk.paginator.page(items, response, index: reader.stream.index)
                 page.next = walk.completed(response)
                 return page
             } catch {

@@ -30,8 +30,10 @@ public actor PaginatedList<Item: Decodable & Sendable> {
 
     public private(set) var paginator: Paginator<Item>
     private var items: [Item] = []
-    private var pending: PageRequest?
-    private var pagesSeen = PageLoopGuard()
+    /// The walk's plan (one page at a time) and the page it asks for next, kept until that page loads: a
+    /// failed load leaves it there, to be asked for again.
+    private var plan: PagePlan
+    private var pending: (page: PageRequest, index: Int)?
     private var pagesLoaded = 0
     private var isLoading = false
     private var error: PaginationError?
@@ -42,9 +44,9 @@ public actor PaginatedList<Item: Decodable & Sendable> {
 
     public init(_ paginator: Paginator<Item>) {
         self.paginator = paginator
-        let first = paginator.strategy.first(paginator.request)
-        self.pending = first
-        self.pagesSeen.visit(first, index: 0)
+        var plan = Self.plan(for: paginator)
+        self.pending = Self.following(&plan).page
+        self.plan = plan
     }
 
     /// The current state.
@@ -74,21 +76,17 @@ public actor PaginatedList<Item: Decodable & Sendable> {
             await loading.value
             return
         }
-        guard let request = pending else { return }
+        guard let (request, index) = pending else { return }
         let generation = generation
         let paginator = paginator
-        let index = pagesLoaded
         isLoading = true
         publish()
         let task = Task {
             let result: Result<(page: Page<Item>, response: PageResponse), PaginationError>
-            do {
+            do throws(PaginationError) {
                 result = .success(try await paginator.fetch(request, index: index))
-            } catch let error as PaginationError {
-                result = .failure(error)
             } catch {
-                result = .failure(PaginationError(
-                    position: request.position, index: index, request: request.request, underlying: error))
+                result = .failure(error)
             }
             self.finish(result, generation: generation)
         }
@@ -129,10 +127,21 @@ public actor PaginatedList<Item: Decodable & Sendable> {
         pagesLoaded = 0
         error = nil
         isLoading = false
-        let first = paginator.strategy.first(paginator.request)
-        pending = first
-        pagesSeen = PageLoopGuard()
-        pagesSeen.visit(first, index: 0)
+        plan = Self.plan(for: paginator)
+        pending = Self.following(&plan).page
+    }
+
+    private static func plan(for paginator: Paginator<Item>) -> PagePlan {
+        PagePlan(strategy: paginator.strategy, request: paginator.request, limits: PagePlan.Limits(concurrency: 1))
+    }
+
+    /// The page the plan asks for next, or the error it ended with.
+    private static func following(_ plan: inout PagePlan) -> (page: (PageRequest, Int)?, error: PaginationError?) {
+        switch plan.next() {
+        case .request(let page, let index): (page: (page, index), error: nil)
+        case .fail(let error): (page: nil, error: error)
+        case .wait, .done: (page: nil, error: nil)
+        }
     }
 
     private func finish(
@@ -145,13 +154,8 @@ public actor PaginatedList<Item: Decodable & Sendable> {
         case .success(let fetched):
             items += fetched.page.items
             pagesLoaded += 1
-            error = nil
-            pending = paginator.strategy.next(after: fetched.response)
-            if let next = pending, let earlier = pagesSeen.visit(next, index: pagesLoaded) {
-                pending = nil
-                error = PageLoopGuard.loopError(
-                    next: next, index: pagesLoaded, after: fetched.response.position, earlier: earlier)
-            }
+            plan.completed(fetched.response)
+            (pending, error) = Self.following(&plan)
         case .failure(let failure):
             error = failure
         }

@@ -46,7 +46,7 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
     /// Set by ``API``: turns a page's failure into the error its routes throw (`APIError<ErrorModel>`, with the
     /// decoded error model for a rejected status). Without it a rejected status is a `TrawlError` and other
     /// failures are passed on as they are.
-    var makeError: (@Sendable (PageFailure, Request, (any Error)?) -> any Error)?
+    var makeError: (@Sendable (PaginationError.Kind, Request, RawResponse?, (any Error)?) -> any Error)?
 
     /// The most bytes of a rejected page's body kept to decode its error model.
     static var errorBodyLimit: Int { 64 << 10 }
@@ -89,90 +89,38 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         return paths
     }
 
+    /// The exchange every page of this paginator goes through.
+    var exchange: PageExchange {
+        let decoding = itemDecoding
+        var exchange = PageExchange(client: client, itemsPath: itemsPath, capture: capturePaths, form: decoding.elementForm)
+        exchange.isAcceptable = isAcceptable
+        exchange.observers = observers
+        exchange.stub = stub
+        exchange.refresh = refresh
+        exchange.makeError = makeError
+        exchange.itemType = "\(Item.self)"
+        exchange.errorBodyLimit = Self.errorBodyLimit
+        return exchange
+    }
+
+    /// Sends a page's request (or serves its stub) and returns its reader once a head with an acceptable status
+    /// has arrived.
+    func open(_ page: PageRequest, index: Int) async throws(PaginationError) -> PageReader<Item> {
+        PageReader(try await exchange.open(page, index: index), decoding: itemDecoding)
+    }
+
     /// Fetches one page whole (for ``PaginatedList``): opened, then every item read.
-    func fetch(_ pageRequest: PageRequest, index: Int) async throws -> (page: Page<Item>, response: PageResponse) {
-        let reader = try await PageReader(paginator: self, page: open(pageRequest, index: index))
-        return try await reader.readAll()
+    func fetch(_ pageRequest: PageRequest, index: Int) async throws(PaginationError)
+        -> (page: Page<Item>, response: PageResponse)
+    {
+        let (items, response) = try await open(pageRequest, index: index).readAll()
+        return (page(items, response, index: index), response)
     }
 
-    /// Sends a page's request (or serves its stub) and returns once a head with an acceptable status has
-    /// arrived; the body is left to a ``PageReader``. On a rejected page the API's retrier may refresh the
-    /// credentials and the page is asked for once more.
-    func open(_ pageRequest: PageRequest, index: Int) async throws -> OpenedPage {
-        var request = pageRequest.request
-        var refreshed = false
-        while true {
-            for observer in observers { observer.willSend(request) }
-            let start = ContinuousClock.now
-            let head: ResponseHead
-            let body: OpenedPage.Body
-            var isStub = false
-            do {
-                if let stub, let response = try await stub(request) {
-                    head = ResponseHead(status: response.status, headers: response.headers, url: response.url)
-                    body = .bytes(response.body)
-                    isStub = true
-                } else {
-                    let response = try await client.stream(request)
-                    head = response.head
-                    body = .stream(response.body)
-                }
-            } catch {
-                throw failure(.transport, request: request, page: pageRequest, index: index, error)
-            }
-            let sent = PageRequest(request: request, position: pageRequest.position)
-            let opened = OpenedPage(request: sent, index: index, head: head, body: body, start: start, isStub: isStub)
-            if isAcceptable(head.status) { return opened }
-
-            let rejected = await opened.errorResponse(limit: Self.errorBodyLimit)
-            for observer in observers { observer.didReceive(rejected, for: request, duration: .now - start) }
-            if !refreshed, let refresh {
-                do {
-                    if let again = try await refresh(request, rejected) {
-                        request = again
-                        refreshed = true
-                        continue
-                    }
-                } catch {
-                    throw failure(.adapter(rejected), request: request, page: pageRequest, index: index, error)
-                }
-            }
-            throw failure(.status(rejected), request: request, page: pageRequest, index: index, nil)
-        }
+    /// The ``Page`` of `items` read from `response`.
+    func page(_ items: [Item], _ response: PageResponse, index: Int) -> Page<Item> {
+        Page(
+            items: items, position: response.position, index: index, total: strategy.total(in: response),
+            captured: response.captured, head: response.head)
     }
-
-    /// The error a failed page ends the walk with; observers are told.
-    func failure(
-        _ kind: PageFailure, request: Request, page: PageRequest, index: Int, _ error: (any Error)?
-    ) -> PaginationError {
-        let underlying: any Error
-        if let makeError {
-            underlying = makeError(kind, request, error)
-        } else if case .status(let response) = kind {
-            let source = response.isStub ? " (stub)" : ""
-            underlying = TrawlError(
-                code: .unexpectedStatus,
-                message: "HTTP \(response.status)\(source) instead of the JSON collection at '\(itemsPath)'",
-                hint: response.status == 429 || response.status >= 500 ? "retry later" : nil,
-                method: request.method.rawValue, url: response.url, status: response.status,
-                headers: response.headers, bodyExcerpt: Array(response.body.prefix(512)))
-        } else {
-            underlying = error ?? TrawlError(
-                code: .invalidBody, message: "the page failed", method: request.method.rawValue, url: request.url)
-        }
-        for observer in observers { observer.didFail(underlying, for: request) }
-        return PaginationError(position: page.position, index: index, request: request, underlying: underlying)
-    }
-}
-
-/// What went wrong with a page, for ``API`` to turn into its `APIError`.
-enum PageFailure: Sendable {
-    /// No response arrived, or its body broke off.
-    case transport
-    /// The route's status check rejected the response (its body is an excerpt, for the error model).
-    case status(RawResponse)
-    /// The body is not the expected JSON, or an item did not decode.
-    case decoding(RawResponse)
-    /// The retrier, or the adapters it ran again, failed.
-    case adapter(RawResponse)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlEngine
+import Trawl
 import TrawlJSON
 import TrawlTestServer
 

@@ -1,0 +1,325 @@
+import TrawlEngine
+import TrawlJSON
+
+/// The one path a page takes from its request to its items: sent (or served by a stub), its status checked (a
+/// rejected page may be sent once more after a credentials refresh), then its body streamed through a
+/// ``JSONExtractor`` into whatever the driver does with each element, ending in the ``PageResponse`` the
+/// pagination strategy reads. Every failure on the way is one ``PaginationError`` naming the page.
+///
+/// The library's sequences, ``PaginatedList``, single responses (`Client.items`), the job runner and
+/// `trawl bench` all exchange their pages here; they differ only in what they do with the elements (decode
+/// them, write them as JSON Lines, count them) and in what they do about a failure (retry it, record it).
+///
+/// ```swift
+/// let exchange = PageExchange(client: client, itemsPath: "items", capture: ["next"], form: .json)
+/// let page = try await exchange.open(PageRequest(request: request, position: .number(1)), index: 0)
+/// while try await page.step({ element in out.append(contentsOf: element.json) }) {}
+/// print(page.response?.itemCount ?? 0)
+/// ```
+package struct PageExchange: Sendable {
+    package var client: Client
+    /// Where the items are in each body (`.root` for a bare array).
+    package var itemsPath: JSONKeyPath
+    /// Side fields read from each body (the strategy's and the caller's).
+    package var capture: [JSONKeyPath]
+    /// How the extractor records elements: as JSON text, parser events, or not at all (count only).
+    package var form: JSONExtractor.Form
+    /// Whether a status counts as success (default: 2xx).
+    package var isAcceptable: @Sendable (Int) -> Bool = { (200..<300).contains($0) }
+    /// Told about every request; a page reaches `didReceive` once its body has ended, with an empty `body` and
+    /// its size in `bodySize`.
+    package var observers: [any RequestObserver] = []
+    /// The stubbed response for a request, or `nil` for the network.
+    package var stub: (@Sendable (Request) async throws -> RawResponse?)?
+    /// Given a rejected page's request and response, the request to send instead (credentials refreshed), or
+    /// `nil` to fail. Asked once per page.
+    package var refresh: (@Sendable (Request, RawResponse) async throws -> Request?)?
+    /// Turns a page's failure into the error its caller expects (an ``API`` makes its route's `APIError`, with
+    /// the decoded error model); without it the failure's `TrawlError` is kept.
+    package var makeError: (@Sendable (PaginationError.Kind, Request, RawResponse?, (any Error)?) -> any Error)?
+    /// What a body is called in messages: "page", or "body" for a single response.
+    package var noun = "page"
+    /// The items' type, named when one does not decode.
+    package var itemType = ""
+    /// The most bytes of a rejected page's body kept for its error.
+    package var errorBodyLimit = 64 << 10
+
+    package init(client: Client, itemsPath: JSONKeyPath, capture: [JSONKeyPath] = [], form: JSONExtractor.Form) {
+        self.client = client
+        self.itemsPath = itemsPath
+        self.capture = capture
+        self.form = form
+    }
+
+    /// Sends a page's request (or serves its stub) and returns once a head with an acceptable status has
+    /// arrived; the body is left to the returned ``PageStream``.
+    package func open(_ page: PageRequest, index: Int) async throws(PaginationError) -> PageStream {
+        var request = page.request
+        var refreshed = false
+        while true {
+            for observer in observers { observer.willSend(request) }
+            let start = ContinuousClock.now
+            let head: ResponseHead
+            let body: PageStream.Body
+            var isStub = false
+            do {
+                if let stub, let response = try await stub(request) {
+                    head = ResponseHead(status: response.status, headers: response.headers, url: response.url)
+                    body = .bytes(response.body)
+                    isStub = true
+                } else {
+                    let response = try await client.stream(request)
+                    head = response.head
+                    body = .stream(response.body)
+                }
+            } catch {
+                throw failure(.transport, page: page, request: request, index: index, error: error)
+            }
+            let sent = PageRequest(request: request, position: page.position)
+            if isAcceptable(head.status) {
+                return try PageStream(
+                    exchange: self, page: sent, index: index, head: head, body: body, start: start, isStub: isStub)
+            }
+            let rejected = await Self.excerpt(of: body, head: head, limit: errorBodyLimit, isStub: isStub)
+            for observer in observers { observer.didReceive(rejected, for: request, duration: .now - start) }
+            if !refreshed, let refresh {
+                do {
+                    if let again = try await refresh(request, rejected) {
+                        request = again
+                        refreshed = true
+                        continue
+                    }
+                } catch {
+                    throw failure(.adapter, page: page, request: request, index: index, response: rejected, error: error)
+                }
+            }
+            throw failure(.status, page: page, request: request, index: index, response: rejected)
+        }
+    }
+
+    /// The error a page fails with; observers are told.
+    package func failure(
+        _ kind: PaginationError.Kind, page: PageRequest, request: Request, index: Int, response: RawResponse? = nil,
+        head: ResponseHead? = nil, error: (any Error)? = nil
+    ) -> PaginationError {
+        let underlying: any Error
+        if let makeError {
+            underlying = makeError(kind, request, response, error)
+        } else if kind == .status, let response {
+            let source = response.isStub ? " (stub)" : ""
+            underlying = TrawlError(
+                code: .unexpectedStatus,
+                message: "HTTP \(response.status)\(source) instead of the JSON collection at '\(itemsPath)'",
+                hint: response.status == 429 || response.status >= 500 ? "retry later" : nil,
+                method: request.method.rawValue, url: response.url, status: response.status,
+                headers: response.headers, bodyExcerpt: Array(response.body.prefix(512)))
+        } else {
+            underlying = error ?? TrawlError(
+                code: .invalidBody, message: "the \(noun) failed", method: request.method.rawValue, url: request.url)
+        }
+        for observer in observers { observer.didFail(underlying, for: request) }
+        var failure = PaginationError(position: page.position, index: index, request: request, underlying: underlying)
+        failure.kind = kind
+        failure.head = head ?? response.map { ResponseHead(status: $0.status, headers: $0.headers, url: $0.url) }
+        return failure
+    }
+
+    /// A rejected response with at most `limit` bytes of its body, for its error.
+    private static func excerpt(
+        of body: PageStream.Body, head: ResponseHead, limit: Int, isStub: Bool
+    ) async -> RawResponse {
+        var excerpt: [UInt8] = []
+        switch body {
+        case .bytes(let bytes):
+            excerpt = Array(bytes.prefix(limit))
+        case .stream(let stream):
+            do {
+                for try await chunk in stream {
+                    excerpt += chunk.prefix(limit - excerpt.count)
+                    if excerpt.count >= limit { break }
+                }
+            } catch {
+                // The excerpt is what arrived before the body broke off; the status is the error.
+            }
+        }
+        return RawResponse(
+            status: head.status, headers: head.headers, url: head.url, body: excerpt,
+            timings: isStub ? nil : head.timings, isStub: isStub)
+    }
+}
+
+/// One page whose head was accepted: its body streams through the extractor one chunk per ``step(_:)``, each
+/// step handing the elements it completed to the driver; once the body has ended, ``response`` is the page as
+/// the strategy sees it and observers have heard of it.
+///
+/// Used by one task at a time (a planned page reads ahead in its own task, then hands the stream over when
+/// the task completes), hence `@unchecked Sendable`.
+package final class PageStream: @unchecked Sendable {
+    package enum Body: Sendable {
+        /// From the network, with the engine's back-pressure: unread bytes pause the transfer.
+        case stream(ResponseBody)
+        /// From a stub.
+        case bytes([UInt8])
+    }
+
+    package let exchange: PageExchange
+    /// The request as finally sent (after a credentials refresh) and the page's position.
+    package let page: PageRequest
+    package let index: Int
+    package let head: ResponseHead
+    package let start: ContinuousClock.Instant
+    package let isStub: Bool
+    /// The page as the strategy sees it, once the body has ended.
+    package private(set) var response: PageResponse?
+    /// What the whole body held, once it has ended.
+    package private(set) var summary: JSONExtractor.Summary?
+    private var chunks: ResponseBody.AsyncIterator?
+    private var stubBody: [UInt8]?
+    private let extractor: JSONExtractor
+    private var elements = 0
+    private var failure: PaginationError?
+
+    init(
+        exchange: PageExchange, page: PageRequest, index: Int, head: ResponseHead, body: Body,
+        start: ContinuousClock.Instant, isStub: Bool
+    ) throws(PaginationError) {
+        self.exchange = exchange
+        self.page = page
+        self.index = index
+        self.head = head
+        self.start = start
+        self.isStub = isStub
+        switch body {
+        case .stream(let body): chunks = body.makeAsyncIterator()
+        case .bytes(let bytes): stubBody = bytes
+        }
+        do {
+            extractor = try JSONExtractor(path: exchange.itemsPath, capture: exchange.capture, form: exchange.form)
+        } catch {
+            let request = page.request
+            let invalid = TrawlError(
+                code: .invalidRequest, message: "the items or capture key path cannot be streamed: \(error)",
+                method: request.method.rawValue, url: request.url, underlying: error)
+            throw exchange.failure(.invalid, page: page, request: request, index: index, head: head, error: invalid)
+        }
+    }
+
+    /// Body bytes parsed so far.
+    package var byteCount: Int { extractor.byteCount }
+
+    /// Whether the body has ended (``response`` is set) or failed.
+    package var isFinished: Bool { response != nil || failure != nil }
+
+    /// Reads one more chunk and hands the elements it completes to `onElement`; at the end of the body, finishes
+    /// the page. Returns `false` once the page has ended. A failure (the body broke off, is not the expected
+    /// JSON, or `onElement` threw) is thrown after the elements completed before it were handed out, and again
+    /// by every later step.
+    @discardableResult
+    package func step(
+        isolation actor: isolated (any Actor)? = #isolation, _ onElement: (JSONElement) throws -> Void
+    ) async throws(PaginationError) -> Bool {
+        if let failure { throw failure }
+        if response != nil { return false }
+        let request = page.request
+        let chunk: [UInt8]?
+        do {
+            chunk = try await nextChunk(isolation: actor)
+        } catch {
+            throw fail(.transport, error)
+        }
+        do {
+            if let chunk {
+                try extractor.feed(chunk) { element in
+                    elements += 1
+                    try onElement(element)
+                }
+                return true
+            }
+            let summary = try extractor.finish { element in
+                elements += 1
+                try onElement(element)
+            }
+            if summary.collection == .missing {
+                self.summary = summary
+                throw TrawlError(
+                    code: .invalidBody, message: "the \(exchange.noun) has no value at '\(exchange.itemsPath)'",
+                    hint: "check the items key path against the response", method: request.method.rawValue,
+                    url: head.url)
+            }
+            finish(summary)
+            return false
+        } catch let error as DecodingError {
+            throw fail(.decoding, error)
+        } catch {
+            throw fail(.body, error)
+        }
+    }
+
+    /// Reads the body to its end, handing every element to `onElement`; returns the page.
+    package func readToEnd(
+        isolation actor: isolated (any Actor)? = #isolation, _ onElement: (JSONElement) throws -> Void
+    ) async throws(PaginationError) -> PageResponse {
+        while try await step(isolation: actor, onElement) {}
+        guard let response else {
+            throw fail(.body, TrawlError(
+                code: .invalidBody, message: "the \(exchange.noun) ended without a response",
+                method: page.request.method.rawValue, url: page.request.url))
+        }
+        return response
+    }
+
+    /// The page as observers and errors see it: no body (its items were handed out), its size so far.
+    package var rawResponse: RawResponse {
+        RawResponse(
+            status: head.status, headers: head.headers, url: head.url, body: [], bodySize: extractor.byteCount,
+            timings: isStub ? nil : head.timings, isStub: isStub)
+    }
+
+    private func nextChunk(isolation actor: isolated (any Actor)?) async throws -> [UInt8]? {
+        if let body = stubBody {
+            stubBody = nil
+            return body.isEmpty ? nil : body
+        }
+        return try await chunks?.next(isolation: actor)
+    }
+
+    private func finish(_ summary: JSONExtractor.Summary) {
+        chunks = nil
+        self.summary = summary
+        response = PageResponse(
+            request: page.request, position: page.position, itemCount: summary.elementCount,
+            captured: summary.captured, head: head)
+        let duration = ContinuousClock.now - start
+        for observer in exchange.observers {
+            observer.didReceive(rawResponse, for: page.request, duration: duration)
+        }
+    }
+
+    /// Records and returns the page's failure: parser and decoder errors as the `TrawlError` a bad body is
+    /// reported with.
+    private func fail(_ kind: PaginationError.Kind, _ error: any Error) -> PaginationError {
+        chunks = nil
+        let request = page.request
+        let source = isStub ? "stubbed " : ""
+        let reported: any Error
+        switch error {
+        case let error as JSONError:
+            reported = TrawlError(
+                code: .invalidBody, message: "the \(source)\(exchange.noun) is not the expected JSON: \(error)",
+                method: request.method.rawValue, url: head.url, underlying: error)
+        case let error as DecodingError:
+            reported = TrawlError(
+                code: .invalidBody,
+                message: "an item of the \(source)\(exchange.noun) at '\(exchange.itemsPath)' does not decode"
+                    + (exchange.itemType.isEmpty ? "" : " as \(exchange.itemType)"),
+                hint: "\(error)", method: request.method.rawValue, url: head.url, underlying: error)
+        default:
+            reported = error
+        }
+        let failure = exchange.failure(
+            kind, page: page, request: request, index: index, response: kind == .transport ? nil : rawResponse,
+            head: head, error: reported)
+        self.failure = failure
+        return failure
+    }
+}

@@ -1,0 +1,280 @@
+/// The order of a walk's pages, as a value: which page to ask for next, when to wait for pages in flight, when
+/// the walk is over and why it failed. It sends nothing and sleeps on nothing: a driver (the library's
+/// sequences, ``PaginatedList``, the job runner, `trawl bench`) feeds it events and does what its actions say,
+/// so every rule about pages (the loop guard, caps, totals, stop statuses, resuming) lives here once.
+///
+/// The walk asks for the first page; when the strategy can list every remaining page after it and the plan may
+/// have more than one page in flight, those pages are planned and started up to `concurrency` at a time
+/// (completed in order); otherwise the chain is followed serially, each next page decided by the page before.
+///
+/// ```swift
+/// var plan = PagePlan(strategy: .page(totalPages: "pages"), request: request, limits: .init(concurrency: 4))
+/// loop: while true {
+///     switch plan.next() {
+///     case .request(let page, let index): start(page, index)            // then ask again
+///     case .wait: plan.completed(try await oldestInFlight())            // pages complete in order
+///     case .done: break loop
+///     case .fail(let error): throw error
+///     }
+/// }
+/// ```
+package struct PagePlan: Sendable {
+    /// How far a walk may go.
+    package struct Limits: Sendable, Hashable {
+        /// Pages in flight at once when the remaining pages are known after the first (1: serial).
+        package var concurrency: Int
+        /// The most pages, the first included.
+        package var maxPages: Int?
+        /// Stop once this many items have been read (a planned walk plans the pages they need at the first
+        /// page's size).
+        package var maxItems: Int?
+        /// Statuses that end a serial walk cleanly after its first page (an API that answers 404 past the last
+        /// page).
+        package var stopStatuses: Set<Int>
+
+        package init(concurrency: Int = 1, maxPages: Int? = nil, maxItems: Int? = nil, stopStatuses: Set<Int> = []) {
+            self.concurrency = max(1, concurrency)
+            self.maxPages = maxPages
+            self.maxItems = maxItems
+            self.stopStatuses = stopStatuses
+        }
+    }
+
+    /// What the driver does next.
+    package enum Action: Sendable {
+        /// Start this page (its place in the walk, from 0), then ask again.
+        case request(PageRequest, index: Int)
+        /// Pages are in flight: report the oldest with ``completed(_:)`` (or ``failed(_:)``), then ask again.
+        case wait
+        /// The walk is over.
+        case done
+        /// The walk failed; pages before this one were complete.
+        case fail(PaginationError)
+    }
+
+    /// Why a walk ended before its collection did.
+    package enum Cut: Sendable, Hashable {
+        /// `maxPages` or `maxItems` cut a planned walk at `allowed` of `total` pages.
+        case planned(reason: String, allowed: Int, total: Int)
+        /// `maxPages` or `maxItems` stopped a serial walk before its next page.
+        case serial(reason: String)
+        /// A serial page answered one of the stop statuses: the walk ended there.
+        case stopStatus(Int)
+    }
+
+    private enum State: Sendable {
+        case start(PageRequest)
+        case awaitingFirst
+        case serial(next: PageRequest?)
+        case awaitingSerial(PageRequest)
+        case planned
+        case failed(PaginationError)
+        case done
+    }
+
+    package let strategy: any PaginationStrategy
+    package let limits: Limits
+    private var state: State
+    private var loopGuard = PageLoopGuard()
+    private var plan: [PageRequest] = []
+    /// Planned pages started (indices into `plan`).
+    private var started = 0
+    /// Pages asked for and not yet completed.
+    package private(set) var inFlight = 0
+    /// Pages completed, the first included (so also the index of the next serial page).
+    package private(set) var pagesCompleted = 0
+    /// Items in the pages completed.
+    package private(set) var itemsCompleted = 0
+    /// The total number of items the first page announced.
+    package private(set) var expectedItems: Int?
+    /// The number of pages of a planned walk (the first included), once planned.
+    package private(set) var pageTotal: Int?
+    /// Why the walk ended early, when it did.
+    package private(set) var cut: Cut?
+
+    /// A walk from its first page.
+    package init(strategy: any PaginationStrategy, request: Request, limits: Limits = Limits()) {
+        self.strategy = strategy
+        self.limits = limits
+        let first = strategy.first(request)
+        loopGuard.visit(first, index: 0)
+        state = .start(first)
+    }
+
+    /// A planned walk resumed after `pagesDone` pages (the first included) whose `items` items were kept: the
+    /// rest is planned again from the stored first page.
+    package init(
+        strategy: any PaginationStrategy, resumingPlanned first: PageResponse, pagesDone: Int, items: Int,
+        limits: Limits
+    ) {
+        self.strategy = strategy
+        self.limits = limits
+        state = .planned
+        expectedItems = strategy.total(in: first)
+        plan = cap(strategy.remaining(after: first) ?? [], firstItems: first.itemCount)
+        pageTotal = plan.count + 1
+        pagesCompleted = max(1, pagesDone)
+        itemsCompleted = items
+        started = min(plan.count, pagesCompleted - 1)
+    }
+
+    /// A serial walk resumed at `next` (`nil`: it had ended) after `pagesDone` pages holding `items` items. The
+    /// loop guard knows only the page it resumes at.
+    package init(
+        strategy: any PaginationStrategy, resumingSerial next: PageRequest?, pagesDone: Int, items: Int,
+        expectedItems: Int?, limits: Limits
+    ) {
+        self.strategy = strategy
+        self.limits = limits
+        pagesCompleted = pagesDone
+        itemsCompleted = items
+        self.expectedItems = expectedItems
+        if let next { loopGuard.visit(next, index: pagesDone) }
+        state = .serial(next: next)
+    }
+
+    /// Whether the walk fetches its pages from a plan (several at once) rather than serially.
+    package var isPlanned: Bool {
+        if case .planned = state { return true }
+        return false
+    }
+
+    /// The next thing to do.
+    package mutating func next() -> Action {
+        switch state {
+        case .start(let first):
+            state = .awaitingFirst
+            inFlight = 1
+            return .request(first, index: 0)
+        case .awaitingFirst, .awaitingSerial:
+            return .wait
+        case .serial(let next):
+            guard let next else {
+                state = .done
+                return .done
+            }
+            if let reason = capReached() {
+                cut = .serial(reason: reason)
+                state = .done
+                return .done
+            }
+            state = .awaitingSerial(next)
+            inFlight = 1
+            return .request(next, index: pagesCompleted)
+        case .planned:
+            if started < plan.count, inFlight < limits.concurrency {
+                let page = plan[started]
+                started += 1
+                inFlight += 1
+                return .request(page, index: started)
+            }
+            if inFlight > 0 { return .wait }
+            state = .done
+            return .done
+        case .failed(let error):
+            state = .done
+            return .fail(error)
+        case .done:
+            return .done
+        }
+    }
+
+    /// Records that the oldest page in flight has been read to its end; returns the position of the page after
+    /// it, when one follows.
+    @discardableResult
+    package mutating func completed(_ page: PageResponse) -> PagePosition? {
+        switch state {
+        case .awaitingFirst:
+            count(page)
+            expectedItems = strategy.total(in: page)
+            if limits.concurrency > 1, let rest = strategy.remaining(after: page) {
+                plan = cap(rest, firstItems: page.itemCount)
+                pageTotal = plan.count + 1
+                state = .planned
+                return plan.first?.position
+            }
+            return chain(after: page)
+        case .awaitingSerial:
+            count(page)
+            return chain(after: page)
+        case .planned:
+            count(page)
+            let next = pagesCompleted - 1
+            return next < plan.count ? plan[next].position : nil
+        case .start, .serial, .failed, .done:
+            return nil
+        }
+    }
+
+    /// Records that the oldest page in flight failed: the walk fails with `error`, unless it is a serial page
+    /// after the first whose status is one of the stop statuses (then the walk is over, cleanly).
+    package mutating func failed(_ error: PaginationError) {
+        inFlight = max(0, inFlight - 1)
+        if case .awaitingSerial = state, let status = error.status, error.kind == .status,
+            limits.stopStatuses.contains(status)
+        {
+            cut = .stopStatus(status)
+            state = .done
+            return
+        }
+        state = .failed(error)
+    }
+
+    /// Ends the walk: nothing more is asked for.
+    package mutating func stop() {
+        state = .done
+        inFlight = 0
+    }
+
+    private mutating func count(_ page: PageResponse) {
+        inFlight = max(0, inFlight - 1)
+        pagesCompleted += 1
+        itemsCompleted += page.itemCount
+    }
+
+    /// The serial state after a page; a strategy that points back at any page of this walk fails the next step
+    /// instead of looping forever.
+    private mutating func chain(after page: PageResponse) -> PagePosition? {
+        guard let next = strategy.next(after: page) else {
+            state = .serial(next: nil)
+            return nil
+        }
+        if let earlier = loopGuard.visit(next, index: pagesCompleted) {
+            state = .failed(
+                PageLoopGuard.loopError(next: next, index: pagesCompleted, after: page.position, earlier: earlier))
+        } else {
+            state = .serial(next: next)
+        }
+        return next.position
+    }
+
+    /// Whether a serial walk must stop before its next page because of `maxPages` or `maxItems`: the reason.
+    private func capReached() -> String? {
+        if let maxItems = limits.maxItems, itemsCompleted >= maxItems { return "max_items \(maxItems)" }
+        if let maxPages = limits.maxPages, pagesCompleted >= maxPages { return "max_pages \(maxPages)" }
+        return nil
+    }
+
+    /// `rest` (every page after the first) cut to `maxPages` and to the pages `maxItems` needs at the first
+    /// page's size; a cut is kept in `cut`.
+    private mutating func cap(_ rest: [PageRequest], firstItems: Int) -> [PageRequest] {
+        let total = rest.count + 1
+        var allowed = total
+        var reason = ""
+        if let maxPages = limits.maxPages, maxPages < allowed {
+            allowed = maxPages
+            reason = "max_pages \(maxPages)"
+        }
+        if let maxItems = limits.maxItems, firstItems > 0 {
+            let pages = maxItems / firstItems + (maxItems % firstItems == 0 ? 0 : 1)
+            if pages < allowed {
+                allowed = pages
+                reason = "max_items \(maxItems)"
+            }
+        }
+        allowed = max(1, allowed)
+        guard allowed < total else { return rest }
+        cut = .planned(reason: reason, allowed: allowed, total: total)
+        return Array(rest.prefix(allowed - 1))
+    }
+}

@@ -1,0 +1,296 @@
+import Testing
+import Trawl
+
+/// `PagePlan` on its own: events in, actions out, no sockets and no sleeps.
+@Suite("The page plan's state machine")
+struct PagePlanTests {
+    let base = Request(url: "https://api.test/items")
+
+    func response(
+        _ page: PageRequest, items: Int, captured: [JSONKeyPath: JSONValue] = [:], headers: HTTPHeaders = [:]
+    ) -> PageResponse {
+        PageResponse(
+            request: page.request, position: page.position, itemCount: items, captured: captured,
+            head: ResponseHead(status: 200, headers: headers, url: page.request.url))
+    }
+
+    /// The page of a `.request` action, or a failed expectation.
+    func requested(_ action: PagePlan.Action, sourceLocation: SourceLocation = #_sourceLocation)
+        -> (page: PageRequest, index: Int)?
+    {
+        guard case .request(let page, let index) = action else {
+            Issue.record("expected a request, got \(action)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return (page, index)
+    }
+
+    func isWait(_ action: PagePlan.Action) -> Bool { if case .wait = action { true } else { false } }
+    func isDone(_ action: PagePlan.Action) -> Bool { if case .done = action { true } else { false } }
+    func failure(_ action: PagePlan.Action) -> PaginationError? {
+        if case .fail(let error) = action { error } else { nil }
+    }
+
+    func cursor(_ value: String?) -> [JSONKeyPath: JSONValue] {
+        ["next": value.map(JSONValue.string) ?? .null]
+    }
+
+    @Test("the first page is asked for once, then the plan waits for it")
+    func firstPage() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: base)
+        let first = try #require(requested(plan.next()))
+        #expect(first.index == 0)
+        #expect(first.page.position == .number(1))
+        #expect(first.page.request.queryValue("page") == "1")
+        #expect(plan.inFlight == 1)
+        #expect(isWait(plan.next()))
+        #expect(isWait(plan.next()))
+    }
+
+    @Test("a serial chain asks for each next page after the one before, and ends when the strategy says")
+    func serialChain() throws {
+        var plan = PagePlan(strategy: PaginationStyle.cursor(at: "next", param: "c", hasMore: nil), request: base)
+        var page = try #require(requested(plan.next()))
+        #expect(plan.completed(response(page.page, items: 3, captured: cursor("b"))) == .cursor("b"))
+        page = try #require(requested(plan.next()))
+        #expect(page.index == 1)
+        #expect(page.page.request.queryValue("c") == "b")
+        #expect(isWait(plan.next()))
+        #expect(plan.completed(response(page.page, items: 2, captured: cursor(nil))) == nil)
+        #expect(isDone(plan.next()))
+        #expect(isDone(plan.next()))
+        #expect(plan.pagesCompleted == 2)
+        #expect(plan.itemsCompleted == 5)
+        #expect(!plan.isPlanned)
+        #expect(plan.cut == nil)
+    }
+
+    @Test("a known total plans the rest: up to `concurrency` in flight, more as each completes, in order")
+    func plannedPages() throws {
+        var plan = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages", totalItems: "total"), request: base,
+            limits: .init(concurrency: 3))
+        let first = try #require(requested(plan.next()))
+        let next = plan.completed(response(first.page, items: 10, captured: ["pages": .number("6"), "total": .number("55")]))
+        #expect(next == .number(2))
+        #expect(plan.isPlanned)
+        #expect(plan.pageTotal == 6)
+        #expect(plan.expectedItems == 55)
+        var started: [PageRequest] = []
+        for expectedIndex in 1...3 {
+            let page = try #require(requested(plan.next()))
+            #expect(page.index == expectedIndex)
+            started.append(page.page)
+        }
+        #expect(started.map(\.position) == [.number(2), .number(3), .number(4)])
+        #expect(isWait(plan.next()))
+        #expect(plan.completed(response(started[0], items: 10)) == .number(3))
+        let fifth = try #require(requested(plan.next()))
+        #expect(fifth.page.position == .number(5))
+        #expect(isWait(plan.next()))
+        plan.completed(response(started[1], items: 10))
+        let sixth = try #require(requested(plan.next()))
+        #expect(sixth.index == 5)
+        #expect(isWait(plan.next()))
+        plan.completed(response(started[2], items: 10))
+        plan.completed(response(fifth.page, items: 10))
+        #expect(isWait(plan.next()))
+        #expect(plan.completed(response(sixth.page, items: 5)) == nil)
+        #expect(isDone(plan.next()))
+        #expect(plan.pagesCompleted == 6)
+        #expect(plan.itemsCompleted == 55)
+    }
+
+    @Test("with one page at a time, a known total is still walked serially")
+    func totalButSerial() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(totalPages: "pages"), request: base)
+        let first = try #require(requested(plan.next()))
+        plan.completed(response(first.page, items: 10, captured: ["pages": .number("2")]))
+        #expect(!plan.isPlanned)
+        let second = try #require(requested(plan.next()))
+        #expect(second.page.position == .number(2))
+        #expect(isWait(plan.next()))
+        plan.completed(response(second.page, items: 10, captured: ["pages": .number("2")]))
+        #expect(isDone(plan.next()))
+    }
+
+    @Test("a first page that says there is nothing more ends a planned walk at once")
+    func plannedWithNothingMore() throws {
+        var plan = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"), request: base, limits: .init(concurrency: 4))
+        let first = try #require(requested(plan.next()))
+        #expect(plan.completed(response(first.page, items: 3, captured: ["pages": .number("1")])) == nil)
+        #expect(plan.isPlanned)
+        #expect(isDone(plan.next()))
+    }
+
+    @Test("a next page already fetched fails the walk as a pagination loop, naming both pages")
+    func loop() throws {
+        var plan = PagePlan(strategy: PaginationStyle.cursor(at: "next", param: "c", hasMore: nil), request: base)
+        var page = try #require(requested(plan.next()))
+        plan.completed(response(page.page, items: 1, captured: cursor("b")))
+        page = try #require(requested(plan.next()))
+        plan.completed(response(page.page, items: 1, captured: cursor("c")))
+        page = try #require(requested(plan.next()))
+        // c -> b: page index 1 again.
+        #expect(plan.completed(response(page.page, items: 1, captured: cursor("b"))) == .cursor("b"))
+        let error = try #require(failure(plan.next()))
+        #expect(error.kind == .pagination)
+        #expect(error.index == 3)
+        #expect(error.position == .cursor("b"))
+        #expect(error.trawlError?.message.contains("already fetched as page index 1") == true)
+        #expect(isDone(plan.next()))
+    }
+
+    @Test("a next URL that points back at the first page is a loop too")
+    func loopToFirst() throws {
+        var plan = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: base)
+        let first = try #require(requested(plan.next()))
+        plan.completed(response(first.page, items: 1, captured: ["next": .string("https://api.test/items")]))
+        let error = try #require(failure(plan.next()))
+        #expect(error.index == 1)
+        #expect(error.trawlError?.message.contains("page index 0") == true)
+    }
+
+    @Test("max_pages stops a serial walk before the page past it, and says why")
+    func maxPagesSerial() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: base, limits: .init(maxPages: 2))
+        for _ in 0..<2 {
+            let page = try #require(requested(plan.next()))
+            plan.completed(response(page.page, items: 10))
+        }
+        #expect(isDone(plan.next()))
+        #expect(plan.cut == .serial(reason: "max_pages 2"))
+        #expect(plan.pagesCompleted == 2)
+    }
+
+    @Test("max_items stops a serial walk once that many items were read")
+    func maxItemsSerial() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: base, limits: .init(maxPages: 9, maxItems: 15))
+        for _ in 0..<2 {
+            let page = try #require(requested(plan.next()))
+            plan.completed(response(page.page, items: 10))
+        }
+        #expect(isDone(plan.next()))
+        #expect(plan.cut == .serial(reason: "max_items 15"))
+    }
+
+    @Test("caps cut a planned walk to the pages they need at the first page's size")
+    func capsPlanned() throws {
+        var plan = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"), request: base,
+            limits: .init(concurrency: 8, maxPages: 5, maxItems: 25))
+        let first = try #require(requested(plan.next()))
+        plan.completed(response(first.page, items: 10, captured: ["pages": .number("100")]))
+        #expect(plan.cut == .planned(reason: "max_items 25", allowed: 3, total: 100))
+        #expect(plan.pageTotal == 3)
+        #expect(try #require(requested(plan.next())).index == 1)
+        #expect(try #require(requested(plan.next())).index == 2)
+        #expect(isWait(plan.next()))
+    }
+
+    @Test("a stop status ends a serial walk cleanly after its first page; anywhere else it fails")
+    func stopStatus() throws {
+        let limits = PagePlan.Limits(stopStatuses: [404])
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: base, limits: limits)
+        let first = try #require(requested(plan.next()))
+        plan.completed(response(first.page, items: 10))
+        let second = try #require(requested(plan.next()))
+        plan.failed(statusError(second, 404))
+        #expect(isDone(plan.next()))
+        #expect(plan.cut == .stopStatus(404))
+
+        var onFirst = PagePlan(strategy: PaginationStyle.page(), request: base, limits: limits)
+        let only = try #require(requested(onFirst.next()))
+        onFirst.failed(statusError(only, 404))
+        #expect(failure(onFirst.next())?.status == 404)
+
+        var other = PagePlan(strategy: PaginationStyle.page(), request: base, limits: limits)
+        let page = try #require(requested(other.next()))
+        other.completed(response(page.page, items: 10))
+        let next = try #require(requested(other.next()))
+        other.failed(statusError(next, 500))
+        #expect(failure(other.next())?.status == 500)
+    }
+
+    @Test("a planned page's stop status is a failure: the total said it exists")
+    func stopStatusPlanned() throws {
+        var plan = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"), request: base,
+            limits: .init(concurrency: 2, stopStatuses: [404]))
+        let first = try #require(requested(plan.next()))
+        plan.completed(response(first.page, items: 10, captured: ["pages": .number("3")]))
+        let second = try #require(requested(plan.next()))
+        plan.failed(statusError(second, 404))
+        #expect(failure(plan.next())?.index == 1)
+    }
+
+    func statusError(_ page: (page: PageRequest, index: Int), _ status: Int) -> PaginationError {
+        var error = PaginationError(
+            position: page.page.position, index: page.index, url: page.page.request.url,
+            underlying: TrawlError(
+                code: .unexpectedStatus, message: "HTTP \(status)", method: "GET", url: page.page.request.url,
+                status: status))
+        error.kind = .status
+        return error
+    }
+
+    @Test("a planned walk resumes after the pages it had, from its stored first page")
+    func resumePlanned() throws {
+        let firstPage = PaginationStyle.page(totalPages: "pages").first(base)
+        var plan = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"),
+            resumingPlanned: response(firstPage, items: 10, captured: ["pages": .number("5")]), pagesDone: 3,
+            items: 30, limits: .init(concurrency: 4))
+        #expect(plan.pageTotal == 5)
+        let fourth = try #require(requested(plan.next()))
+        #expect(fourth.index == 3)
+        #expect(fourth.page.position == .number(4))
+        let fifth = try #require(requested(plan.next()))
+        #expect(fifth.index == 4)
+        #expect(isWait(plan.next()))
+        plan.completed(response(fourth.page, items: 10))
+        plan.completed(response(fifth.page, items: 10))
+        #expect(isDone(plan.next()))
+        #expect(plan.itemsCompleted == 50)
+    }
+
+    @Test("a serial walk resumes at its stored next page, or is over when there was none")
+    func resumeSerial() throws {
+        let style = PaginationStyle.cursor(at: "next", param: "c", hasMore: nil)
+        let stored = PageRequest(request: base.settingQuery("c", to: "x"), position: .cursor("x"))
+        var plan = PagePlan(
+            strategy: style, resumingSerial: stored, pagesDone: 4, items: 40, expectedItems: nil, limits: .init())
+        let page = try #require(requested(plan.next()))
+        #expect(page.index == 4)
+        #expect(page.page.position == .cursor("x"))
+        // The page it resumes at is known to the loop guard.
+        plan.completed(response(page.page, items: 1, captured: cursor("x")))
+        #expect(failure(plan.next())?.kind == .pagination)
+
+        var ended = PagePlan(
+            strategy: style, resumingSerial: nil, pagesDone: 4, items: 40, expectedItems: nil, limits: .init())
+        #expect(isDone(ended.next()))
+    }
+
+    @Test("stop ends the walk; later events change nothing")
+    func stop() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: base, limits: .init(concurrency: 2))
+        let first = try #require(requested(plan.next()))
+        plan.stop()
+        #expect(isDone(plan.next()))
+        #expect(plan.completed(response(first.page, items: 1)) == nil)
+        #expect(isDone(plan.next()))
+    }
+
+    @Test("a failed first page fails the walk")
+    func failedFirst() throws {
+        var plan = PagePlan(strategy: PaginationStyle.link(), request: base)
+        let first = try #require(requested(plan.next()))
+        plan.failed(PaginationError(
+            position: first.page.position, index: 0, url: base.url,
+            underlying: TrawlError(code: .timeout, message: "timed out", method: "GET", url: base.url)))
+        #expect(failure(plan.next())?.trawlError?.code == .timeout)
+        #expect(isDone(plan.next()))
+    }
+}
