@@ -74,6 +74,8 @@ struct BenchRunner: Sendable {
     static func errorKind(_ error: any Error) -> String {
         switch error {
         case let error as TrawlError: error.code.description
+        case let error as PaginationError:
+            error.kind == .pagination ? "pagination_loop" : error.trawlError.map { $0.code.description } ?? "other"
         case is JSONError: TrawlError.Code.invalidBody.description
         default: "other"
         }
@@ -302,7 +304,7 @@ struct BenchRunner: Sendable {
         let ticket = Ticket()
         let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { measureFrom + span } else { nil }
         let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
-        let capture = style.capturePaths
+        let exchange = PageExchange(client: client, itemsPath: items, capture: style.capturePaths, form: .countOnly)
         return await withTaskGroup(of: WorkerResult.self) { group in
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
@@ -310,40 +312,57 @@ struct BenchRunner: Sendable {
                     var result = WorkerResult()
                     var flowNumber = worker
                     flows: while true {
-                        var pageRequest: PageRequest? = style.first(requests[flowNumber % requests.count])
+                        // Each flow is one walk: the plan's loop guard ends a flow whose pages cycle.
+                        var plan = PagePlan(strategy: style, request: requests[flowNumber % requests.count])
                         flowNumber += concurrency
                         var flowMeasured = true
-                        while let current = pageRequest {
-                            pageRequest = nil
-                            let measured = clock.now >= measureFrom
-                            if measured {
-                                let index = ticket.next.add(1, ordering: .relaxed).oldValue
-                                if index >= maxRequests { break flows }
-                                if let deadline, clock.now >= deadline { break flows }
-                            } else {
-                                flowMeasured = false
-                            }
-                            let began = clock.now
-                            do {
-                                let page = try await fetchPage(current, items: items, capture: capture)
-                                if !measured {
-                                    result.warmupRequests += 1
+                        var measured = true
+                        var action = plan.next()
+                        walk: while true {
+                            switch action {
+                            case .request(let current, let index):
+                                measured = clock.now >= measureFrom
+                                if measured {
+                                    let number = ticket.next.add(1, ordering: .relaxed).oldValue
+                                    if number >= maxRequests { break flows }
+                                    if let deadline, clock.now >= deadline { break flows }
                                 } else {
-                                    result.latencies.recordLatency(began.duration(to: clock.now))
-                                    result.bytes += page.bytes
-                                    result.statuses[page.response.head.status, default: 0] += 1
-                                    result.items += page.response.itemCount
+                                    flowMeasured = false
                                 }
-                                guard page.response.head.isSuccess else { break }
-                                let next = style.next(after: page.response)
-                                if let next, next.request.url == current.request.url {
-                                    if measured { result.errors["pagination_loop", default: 0] += 1 }
-                                    break
+                                let began = clock.now
+                                do throws(PaginationError) {
+                                    let page = try await exchange.open(current, index: index)
+                                    let response = try await page.readToEnd { _ in }
+                                    if !measured {
+                                        result.warmupRequests += 1
+                                    } else {
+                                        result.latencies.recordLatency(began.duration(to: clock.now))
+                                        result.bytes += page.byteCount
+                                        result.statuses[response.head.status, default: 0] += 1
+                                        result.items += response.itemCount
+                                    }
+                                    plan.completed(response)
+                                    action = plan.next()
+                                    if case .done = action, measured, flowMeasured { result.flows += 1 }
+                                } catch {
+                                    if !measured {
+                                        result.warmupRequests += 1
+                                    } else if error.kind == .status, let status = error.head?.status {
+                                        // A rejected page is counted by its status, not as an error; it ends the
+                                        // flow.
+                                        result.latencies.recordLatency(began.duration(to: clock.now))
+                                        result.statuses[status, default: 0] += 1
+                                    } else {
+                                        result.count(error)
+                                    }
+                                    break walk
                                 }
-                                pageRequest = next
-                                if next == nil, measured, flowMeasured { result.flows += 1 }
-                            } catch {
-                                if measured { result.count(error) } else { result.warmupRequests += 1 }
+                            case .fail(let error):
+                                // The next page is one this flow already fetched: a pagination loop.
+                                if measured { result.count(error) }
+                                break walk
+                            case .wait, .done:
+                                break walk
                             }
                         }
                     }
@@ -354,42 +373,5 @@ struct BenchRunner: Sendable {
             for await part in group { merged.merge(part) }
             return merged
         }
-    }
-
-    struct FetchedPage {
-        var response: PageResponse
-        var bytes: Int
-    }
-
-    /// One page: its items counted as the body streams in (no tree is built). A non-2xx page's body is read
-    /// and dropped.
-    private func fetchPage(_ page: PageRequest, items: JSONKeyPath, capture: [JSONKeyPath]) async throws
-        -> FetchedPage
-    {
-        let response = try await client.stream(page.request)
-        var bytes = 0
-        guard response.head.isSuccess else {
-            for try await chunk in response.body { bytes += chunk.count }
-            return FetchedPage(
-                response: PageResponse(
-                    request: page.request, position: page.position, itemCount: 0, captured: [:], head: response.head),
-                bytes: bytes)
-        }
-        let extractor = try JSONExtractor(path: items, capture: capture, form: .countOnly)
-        for try await chunk in response.body {
-            bytes += chunk.count
-            try extractor.feed(chunk)
-        }
-        let summary = try extractor.finish()
-        if summary.collection == .missing {
-            throw TrawlError(
-                code: .invalidBody, message: "the body has no value at '\(items)'", method: page.request.method.rawValue,
-                url: page.request.url)
-        }
-        return FetchedPage(
-            response: PageResponse(
-                request: page.request, position: page.position, itemCount: summary.elementCount,
-                captured: summary.captured, head: response.head),
-            bytes: bytes)
     }
 }

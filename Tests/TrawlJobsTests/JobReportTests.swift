@@ -86,8 +86,8 @@ struct JobReportTests {
                 #expect(b.rateLimitWaits == 0)
 
                 // Per host: each source has a host of its own, so the same counts.
-                let hostA = UnitWalker.host(of: first.url("/"))
-                let hostB = UnitWalker.host(of: second.url("/"))
+                let hostA = UnitDriver.host(of: first.url("/"))
+                let hostB = UnitDriver.host(of: second.url("/"))
                 #expect(Set(report.hosts.keys) == [hostA, hostB])
                 for (host, source) in [(hostA, a), (hostB, b)] {
                     let stats = try #require(report.hosts[host])

@@ -75,6 +75,8 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     public var kind = Kind.transport
     /// The head of the failed page's response, when one arrived.
     public var head: ResponseHead?
+    /// The attempts made at the page (more than 1 when a retry policy tried it again).
+    public var attempts = 1
 
     /// Query parameter names hidden in `description` on top of `Redaction`'s defaults (lowercased): the failed
     /// request's `sensitiveQueryParameters`.

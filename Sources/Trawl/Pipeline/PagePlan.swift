@@ -133,6 +133,18 @@ package struct PagePlan: Sendable {
         state = .serial(next: next)
     }
 
+    /// The page a serial walk asks for next, once the page before it has completed.
+    package var nextSerial: PageRequest? {
+        if case .serial(let next) = state { return next }
+        return nil
+    }
+
+    /// The failure the walk will end with at the next step, when it has failed.
+    package var failure: PaginationError? {
+        if case .failed(let error) = state { return error }
+        return nil
+    }
+
     /// Whether the walk fetches its pages from a plan (several at once) rather than serially.
     package var isPlanned: Bool {
         if case .planned = state { return true }

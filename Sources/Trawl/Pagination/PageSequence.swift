@@ -4,7 +4,7 @@
 ///
 /// Bound: the page being read plus the planned pages started behind it are at most `concurrency`; a page is only
 /// started when one has been read to its end.
-struct PageWalk<Item: Decodable & Sendable> {
+struct PlanDriver<Item: Decodable & Sendable> {
     let paginator: Paginator<Item>
     private var plan: PagePlan
     private let inFlight = InFlightPages<PageReader<Item>>()
@@ -104,9 +104,9 @@ public struct PageSequence<Item: Decodable & Sendable>: AsyncSequence, Sendable 
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private var walk: PageWalk<Item>
+        private var walk: PlanDriver<Item>
 
-        init(paginator: Paginator<Item>) { walk = PageWalk(paginator: paginator) }
+        init(paginator: Paginator<Item>) { walk = PlanDriver(paginator: paginator) }
 
         public mutating func next() async throws -> Page<Item>? {
             try await next(isolation: nil)
@@ -146,10 +146,10 @@ public struct PaginatedItems<Item: Decodable & Sendable>: AsyncSequence, Sendabl
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private var walk: PageWalk<Item>
+        private var walk: PlanDriver<Item>
         private var reader: PageReader<Item>?
 
-        init(paginator: Paginator<Item>) { walk = PageWalk(paginator: paginator) }
+        init(paginator: Paginator<Item>) { walk = PlanDriver(paginator: paginator) }
 
         public mutating func next() async throws -> Item? {
             try await next(isolation: nil)

@@ -2,53 +2,6 @@ import Foundation
 import Trawl
 import TrawlEngine
 
-/// Which failures are worth another attempt, and how long to wait before it.
-///
-/// Retried: connection failures, timeouts, stalls, truncated or reset bodies, and the statuses 408, 429 and
-/// 5xx. Not retried: other 4xx, malformed JSON in a complete body, bodies over the size limit, bad requests.
-///
-/// ```swift
-/// let policy = RetryPolicy(attempts: 5, backoff: .milliseconds(250), maxBackoff: .seconds(30))
-/// policy.isRetryable(error)     // true for a 503
-/// policy.delay(afterAttempt: 3) // random in 0...1 s (full jitter)
-/// ```
-public struct RetryPolicy: Sendable, Hashable {
-    public var attempts: Int
-    public var backoff: Duration
-    public var maxBackoff: Duration
-
-    public init(attempts: Int = 5, backoff: Duration = .milliseconds(250), maxBackoff: Duration = .seconds(30)) {
-        self.attempts = max(1, attempts)
-        self.backoff = backoff
-        self.maxBackoff = maxBackoff
-    }
-
-    public func isRetryable(_ error: any Error) -> Bool {
-        guard let error = error as? TrawlError else { return false }
-        switch error.code {
-        case .unexpectedStatus:
-            guard let status = error.status else { return false }
-            return status == 408 || status == 429 || status >= 500
-        case .connectFailed, .dnsFailed, .timeout, .stalled, .truncated, .receiveFailed, .sendFailed, .transport:
-            return true
-        case .invalidBody:
-            // A body cut short by the connection surfaces from the JSON layer; the transport error underneath
-            // says so.
-            if let underlying = error.underlying { return isRetryable(underlying) }
-            return false
-        default:
-            return false
-        }
-    }
-
-    /// Full jitter: uniformly random in `0...min(maxBackoff, backoff * 2^(attempt-1))`.
-    public func delay(afterAttempt attempt: Int) -> Duration {
-        let base = backoff.seconds * pow(2, Double(max(0, attempt - 1)))
-        let ceiling = min(maxBackoff.seconds, base)
-        return .seconds(Double.random(in: 0...max(0, ceiling)))
-    }
-}
-
 extension Duration {
     /// The duration in seconds, as a `Double`.
     var seconds: Double {

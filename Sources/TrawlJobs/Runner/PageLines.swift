@@ -1,0 +1,90 @@
+import Foundation
+import Trawl
+import TrawlEngine
+import TrawlJSON
+
+/// One page fetched for a bulk job: its items as JSONL lines, ready to append.
+struct PageLines: Sendable {
+    var lines: [UInt8]
+    var itemCount: Int
+    var captured: [JSONKeyPath: JSONValue]
+    var head: ResponseHead
+    /// Body bytes received (decoded).
+    var bodyBytes: Int
+    var latency: Duration
+    /// `scheme://host:port` of the request, set by the unit driver (which already knows it) for per-host counts.
+    var host = ""
+}
+
+/// Turns the items of one page into JSONL lines as its body streams through the ``PageExchange``; a page is the
+/// unit of atomicity, so its lines are held until the page ends (bounded by `maxPageBytes`).
+struct PageLinesReader: Sendable {
+    let exchange: PageExchange
+    let maxPageBytes: Int
+    /// `{"source":…,"unit":…,"page":N,"item":` when lines carry metadata.
+    let metaPrefix: (@Sendable (Int) -> [UInt8])?
+    /// Side fields written into each metadata line (`"side":{…}`), read from the page once it has ended.
+    var side: [JSONKeyPath] = []
+
+    init(
+        client: Client, items: JSONKeyPath, capture: [JSONKeyPath], maxPageBytes: Int,
+        metaPrefix: (@Sendable (Int) -> [UInt8])?
+    ) {
+        exchange = PageExchange(client: client, itemsPath: items, capture: capture, form: .json)
+        self.maxPageBytes = maxPageBytes
+        self.metaPrefix = metaPrefix
+    }
+
+    func read(_ pageRequest: PageRequest, index: Int) async throws(PaginationError) -> PageLines {
+        let start = ContinuousClock.now
+        let page = try await exchange.open(pageRequest, index: index)
+        let request = page.page.request
+        var lines: [UInt8] = []
+        var ends: [Int] = []
+        let limit = maxPageBytes
+        let withMeta = metaPrefix != nil
+        let response = try await page.readToEnd { element in
+            lines.append(contentsOf: element.json)
+            if withMeta { ends.append(lines.count) }
+            lines.append(UInt8(ascii: "\n"))
+            if lines.count > limit {
+                throw TrawlError(
+                    code: .tooLarge, message: "the page's items exceed \(limit) bytes",
+                    hint: "raise --max-page-bytes or ask for smaller pages", method: request.method.rawValue,
+                    url: request.url)
+            }
+        }
+        if let metaPrefix {
+            lines = wrap(lines, ends: ends, prefix: metaPrefix(index), captured: response.captured)
+        }
+        return PageLines(
+            lines: lines, itemCount: response.itemCount, captured: response.captured, head: page.head,
+            bodyBytes: page.byteCount, latency: ContinuousClock.now - start)
+    }
+
+    /// Wraps each item line: `PREFIX ITEM ,"side":{…} }` (the side object only when side fields were asked for).
+    private func wrap(_ lines: [UInt8], ends: [Int], prefix: [UInt8], captured: [JSONKeyPath: JSONValue]) -> [UInt8] {
+        var suffix: [UInt8] = []
+        if !side.isEmpty {
+            suffix += Array(#","side":{"#.utf8)
+            for (index, path) in side.enumerated() {
+                if index > 0 { suffix.append(UInt8(ascii: ",")) }
+                suffix += JSONValue.string(path.description).json
+                suffix.append(UInt8(ascii: ":"))
+                suffix += (captured[path] ?? .null).json
+            }
+            suffix.append(UInt8(ascii: "}"))
+        }
+        suffix += Array("}\n".utf8)
+        var wrapped: [UInt8] = []
+        wrapped.reserveCapacity(lines.count + ends.count * (prefix.count + suffix.count))
+        var start = 0
+        for end in ends {
+            wrapped += prefix
+            wrapped += lines[start..<end]
+            wrapped += suffix
+            start = end + 1
+        }
+        return wrapped
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import Trawl
+import TrawlEngine
+import TrawlJSON
+
+/// A unit's pages handed to the writer but not yet durable: the walk goes on fetching while they are written (so
+/// they share `fsync`s), with at most `limit` pages and `byteLimit` bytes outstanding; each is counted once durable.
+/// Used by one unit's task.
+///
+/// The writer commits everything that arrived while it wrote the previous batch, so the number of pages per
+/// `fsync` is what the unit may have outstanding: with 8 a single fast source spent most of its time waiting for
+/// the disk (about 4 pages per commit, ~900 pages/s here); 256 pages or 16 MB keep the memory small and let one
+/// commit carry what the writer's pause between batches (`JobStore.minimumBatchInterval`) brought.
+final class CommitPipeline {
+    let driver: UnitDriver
+    let limit = 256
+    let byteLimit = 16 << 20
+    private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
+    private var pendingBytes = 0
+
+    init(driver: UnitDriver) { self.driver = driver }
+
+    func submit(_ page: PageLines, state: Checkpoint.UnitState) async throws {
+        let commit = driver.store.submitPage(ordinal: driver.unit.ordinal, lines: page.lines, state: state)
+        pending.append((commit, page.itemCount, page.host, page.lines.count))
+        pendingBytes += page.lines.count
+        while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
+            try await drainOne()
+        }
+    }
+
+    func drain() async throws {
+        while !pending.isEmpty { try await drainOne() }
+    }
+
+    private func drainOne() async throws {
+        let first = pending.removeFirst()  // at most `limit` entries: shifting them costs nothing next to a write
+        try await first.commit.wait()
+        pendingBytes -= first.bytes
+        driver.runner.metrics.pageCommitted(source: driver.unit.source, host: first.host, items: first.items)
+    }
+}
+
+/// The page walk of one unit: first page, then a serial chain or a planned set of pages.
+struct UnitDriver: Sendable {
+    let runner: JobRunner
+    let unit: WorkUnit
+    let store: JobStore
+
+    var linesReader: PageLinesReader {
+        let source = JSONValue.string(unit.source).json
+        let id = JSONValue.string(unit.id).json
+        var meta: (@Sendable (Int) -> [UInt8])?
+        if runner.options.withMeta {
+            var head: [UInt8] = Array("{\"source\":".utf8)
+            head.append(contentsOf: source)
+            head.append(contentsOf: Array(",\"unit\":".utf8))
+            head.append(contentsOf: id)
+            head.append(contentsOf: Array(",\"page\":".utf8))
+            let prefix = head
+            meta = { index in prefix + Array("\(index),\"item\":".utf8) }
+        }
+        var reader = PageLinesReader(
+            client: runner.client, items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
+            metaPrefix: meta)
+        reader.side = unit.side
+        return reader
+    }
+
+    /// Read from every page: GitHub's search answers say `"incomplete_results": true` when they timed out.
+    static let incompleteResults = JSONKeyPath("incomplete_results")
+
+    var captures: [JSONKeyPath] {
+        var paths = unit.pagination.capturePaths
+        for path in unit.side + [Self.incompleteResults] where !paths.contains(path) { paths.append(path) }
+        return paths
+    }
+
+    /// Walks the unit's remaining pages; every page is durable when it returns (or throws).
+    func walk(_ state: inout Checkpoint.UnitState) async throws {
+        let commits = CommitPipeline(driver: self)
+        do {
+            try await walkPages(&state, commits: commits)
+        } catch {
+            try await commits.drain()
+            throw error
+        }
+        try await commits.drain()
+    }
+
+    /// Drives the unit's ``PagePlan``: from its first page, or resumed from the checkpoint (a planned walk from its
+    /// stored first page, a serial one at its stored next page). Serial pages are fetched in this task; planned
+    /// ones in tasks of their own, up to `pagesInFlightPerUnit`, committed in order.
+    private func walkPages(_ state: inout Checkpoint.UnitState, commits: CommitPipeline) async throws {
+        let strategy = unit.pagination
+        let reader = linesReader
+        let limits = PagePlan.Limits(
+            concurrency: runner.pagesInFlightPerUnit, maxPages: unit.maxPages, maxItems: unit.maxItems)
+        var plan: PagePlan
+        var openEnded = false
+        if let first = state.first {
+            let response = try stored { try first.pageResponse(base: unit.request, unredact: runner.unredact) }
+            plan = PagePlan(
+                strategy: strategy, resumingPlanned: response, pagesDone: state.pages, items: state.items,
+                limits: limits)
+            flagCut(plan.cut, firstItems: response.itemCount, state: &state)
+            runner.metrics.planned(pages: (plan.pageTotal ?? 1) - state.pages)
+        } else if state.pages > 0 {
+            guard let stored = state.next else { return }
+            let next = try self.stored { try stored.pageRequest(base: unit.request, unredact: runner.unredact) }
+            plan = PagePlan(
+                strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
+                expectedItems: state.expectedItems, limits: limits)
+        } else {
+            plan = PagePlan(strategy: strategy, request: unit.request, limits: limits)
+        }
+        var inFlight: [(page: PageRequest, task: Task<PageLines, any Error>)] = []
+        defer {
+            for page in inFlight { page.task.cancel() }
+            if openEnded { runner.metrics.openEnded(-1) }
+        }
+        walk: while true {
+            switch plan.next() {
+            case .request(let page, let index):
+                if plan.isPlanned {
+                    inFlight.append((page, Task { try await self.fetch(page, index: index, reader: reader) }))
+                    continue
+                }
+                if index > 0, !openEnded {
+                    openEnded = true
+                    runner.metrics.openEnded(1)
+                }
+                do {
+                    let fetched = try await fetch(page, index: index, reader: reader)
+                    try await completed(fetched, page, index: index, plan: &plan, state: &state, commits: commits)
+                } catch let error as PaginationError {
+                    plan.failed(error)
+                }
+            case .wait:
+                let (page, task) = inFlight.removeFirst()
+                do {
+                    let fetched = try await withTaskCancellationHandler {
+                        try await task.value
+                    } onCancel: {
+                        task.cancel()
+                    }
+                    try await completed(fetched, page, index: state.pages, plan: &plan, state: &state, commits: commits)
+                } catch let error as PaginationError {
+                    plan.failed(error)
+                }
+            case .done:
+                if case .serial(let reason) = plan.cut { flagSerialCut(reason, state: &state) }
+                return
+            case .fail(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Counts a page the plan was waiting for and hands it to the writer with the state it leads to. A page whose
+    /// next page is one this walk already fetched is not written: the unit fails before it, so that running the
+    /// job again asks for it again rather than ending there.
+    private func completed(
+        _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
+        state: inout Checkpoint.UnitState, commits: CommitPipeline
+    ) async throws {
+        let response = PageResponse(
+            request: page.request, position: page.position, itemCount: fetched.itemCount,
+            captured: fetched.captured, head: fetched.head)
+        let isFirst = state.pages == 0
+        plan.completed(response)
+        if let failure = plan.failure { throw failure }
+        noteIncompleteResults(fetched, index: index, state: &state)
+        state.pages = plan.pagesCompleted
+        state.items = plan.itemsCompleted
+        if isFirst {
+            state.expectedItems = plan.expectedItems
+            if plan.isPlanned {
+                state.first = StoredPage(response, redact: runner.redact)
+                state.pageTotal = plan.pageTotal
+                runner.metrics.planned(pages: plan.pageTotal ?? 1)
+                flagCut(plan.cut, firstItems: fetched.itemCount, state: &state)
+            }
+        }
+        if !plan.isPlanned { state.next = plan.nextSerial.map { StoredPageRequest($0, redact: runner.redact) } }
+        try await commits.submit(fetched, state: state)
+    }
+
+    /// Flags a planned walk cut by `max_pages` or `max_items`.
+    private func flagCut(_ cut: PagePlan.Cut?, firstItems: Int, state: inout Checkpoint.UnitState) {
+        guard case .planned(let reason, let allowed, let total) = cut else { return }
+        let announced = state.expectedItems
+        let planned = min(announced ?? Int.max, firstItems * allowed)
+        let of = announced.map { " of \($0) items" } ?? " items"
+        state.setFlag(CompletenessFlag(
+            source: unit.source, unit: unit.id, kind: .capped,
+            message: "capped at \(planned)\(of) (\(reason): \(allowed) of \(total) pages)"))
+    }
+
+    /// Flags a serial walk stopped by `max_pages` or `max_items` before its next page.
+    private func flagSerialCut(_ reason: String, state: inout Checkpoint.UnitState) {
+        let message =
+            if let expected = state.expectedItems {
+                "capped at \(state.items) of \(expected) items (\(reason): \(state.pages) pages)"
+            } else {
+                "capped at \(state.items) items (\(reason): \(state.pages) pages; the server had more)"
+            }
+        state.setFlag(CompletenessFlag(source: unit.source, unit: unit.id, kind: .capped, message: message))
+    }
+
+    /// Flags the unit when `page` says `"incomplete_results": true`, listing every such page.
+    private func noteIncompleteResults(_ page: PageLines, index: Int, state: inout Checkpoint.UnitState) {
+        guard page.captured[Self.incompleteResults]?.boolValue == true else { return }
+        var indices = state.flag(.incompleteResults)?.pageIndices ?? []
+        guard !indices.contains(index) else { return }
+        indices.append(index)
+        indices.sort()
+        let shown = indices.prefix(10).map(String.init).joined(separator: ", ")
+        let more = indices.count > 10 ? " and \(indices.count - 10) more" : ""
+        state.setFlag(CompletenessFlag(
+            source: unit.source, unit: unit.id, kind: .incompleteResults,
+            message:
+                "the server said incomplete_results: true on \(indices.count) page(s) (page index \(shown)\(more))",
+            pageIndices: indices))
+    }
+
+    private func stored<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw JobError.state("the checkpoint of unit '\(unit.id)' is unreadable (\(error))",
+                hint: "pass --restart to start the job over")
+        }
+    }
+
+    /// One page with retries; host pauses and rate limits are applied by the scheduler. Throws the last
+    /// attempt's failure, with the number of attempts made.
+    func fetch(_ pageRequest: PageRequest, index: Int, reader: PageLinesReader) async throws -> PageLines {
+        let host = Self.host(of: pageRequest.request.url)
+        let policy = runner.policy
+        var attempt = 0
+        while true {
+            attempt += 1
+            try await runner.scheduler.acquire(host)
+            let result: Result<PageLines, PaginationError>
+            do throws(PaginationError) {
+                result = .success(try await reader.read(pageRequest, index: index))
+            } catch {
+                result = .failure(error)
+            }
+            // A rate-limit signal pauses the host before this request's slot is given back, so that no request
+            // waiting for the host slips out between the two.
+            let head: ResponseHead?
+            switch result {
+            case .success(let page): head = page.head
+            case .failure(let failure): head = failure.head
+            }
+            if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+                runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
+            }
+            await runner.scheduler.release(host)
+            switch result {
+            case .success(var page):
+                page.host = host
+                runner.metrics.pageFetched(
+                    source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
+                return page
+            case .failure(var failure):
+                try Task.checkCancellation()
+                let retry = policy.isRetryable(failure) && attempt < policy.attempts
+                runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
+                guard retry else {
+                    failure.attempts = attempt
+                    throw failure
+                }
+                try await Task.sleep(for: policy.delay(afterAttempt: attempt))
+            }
+        }
+    }
+
+    /// The report's record of a page that failed for good (the pages of a loop were not fetched: 0 attempts).
+    func record(_ failure: PaginationError) -> PageFailureRecord {
+        PageFailureRecord(
+            source: unit.source, unit: unit.id, page: runner.redact(failure.position.description),
+            pageIndex: failure.index, url: runner.redact(failure.url),
+            attempts: failure.kind == .pagination ? 0 : failure.attempts, status: failure.status,
+            error: runner.redact(String(describing: failure.underlying)))
+    }
+
+    /// `scheme://host:port`, the unit of per-host limits and pauses.
+    static func host(of url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return url }
+        let scheme = components.scheme ?? "http"
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
+    }
+}
