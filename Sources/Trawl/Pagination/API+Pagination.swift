@@ -15,7 +15,9 @@ extension API {
     /// error model when a rejected page's body parses. Observers see every page request (`didReceive` once the
     /// body has ended, with an empty `body` and its size in `bodySize`: the items were decoded as it streamed).
     /// The API's retrier is asked about a rejected page (for example a 401 after a token expired); when it says
-    /// retry, the adapters run again over that page's request and it is sent once more. Stubs apply to every
+    /// retry, the request is prepared again (the adapters, the route's `adjust` and its authentication check) for
+    /// that page's URL and sent once more. The API's `retryPolicy` tries a page whose head failed in a way that may
+    /// pass (no response, 408, 429, 5xx) again the same way, after its backoff. Stubs apply to every
     /// page request as they do to `send` (a ``Stub/perRequest(_:)`` stub can answer each page differently).
     /// `maxConcurrentPages` defaults to the API's ``PaginationSettings``; when the API's `pagination.serial` is
     /// set, pages are fetched one at a time whatever `serial` says.
@@ -48,16 +50,16 @@ extension API {
         }
         paginator.observers = observers
         if let retrier {
-            let adapters = self.adapters
-            let authentication = route.authentication
-            paginator.refresh = { request, response in
-                guard try await retrier.shouldRetry(request, response: response) else { return nil }
-                var again = request
-                var context = AdapterContext(authentication: authentication, attempt: 1)
-                for adapter in adapters { try await adapter.adapt(&again, context: &context) }
-                return again
-            }
+            paginator.shouldRefresh = { request, response in try await retrier.shouldRetry(request, response: response) }
         }
+        let api = self
+        let base = paginator.request
+        paginator.prepare = { request, attempt in
+            // The whole preparation again (fresh credentials, `adjust`, the authentication check), for this page.
+            let again = try await api.prepare(route, attempt: attempt)
+            return QueryEditing.page(request, of: base, on: again)
+        }
+        paginator.retryPolicy = retryPolicy
         let behavior = route.stubbing ?? stubbing
         if behavior != .never {
             let routeStub = route.stub

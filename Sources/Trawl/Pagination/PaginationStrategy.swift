@@ -138,6 +138,38 @@ extension Request {
 }
 
 enum QueryEditing {
+    /// `page` (derived from `base` by a strategy) carried over to `fresh`, `base` prepared again: when the page
+    /// only changed query parameters (page number, offset, cursor), `fresh` with those parameters, so a credential
+    /// an adapter puts in the query is the fresh one; a page at another path (a next link) as it is, on `fresh`'s
+    /// method, headers and body.
+    static func page(_ page: Request, of base: Request, on fresh: Request) -> Request {
+        var result = fresh
+        result.url = page.url
+        let pagePath = page.url.prefix { $0 != "?" && $0 != "#" }
+        guard pagePath == base.url.prefix(while: { $0 != "?" && $0 != "#" }),
+            fresh.url.prefix(while: { $0 != "?" && $0 != "#" }) == pagePath
+        else { return result }
+        let baseQuery = pairs(base.url)
+        result.url = fresh.url
+        for (name, value) in pairs(page.url) where baseQuery[name] != value {
+            result.url = url(result.url, setting: name, to: value)
+        }
+        return result
+    }
+
+    /// The first value of each query parameter of `url`, percent-decoded.
+    private static func pairs(_ url: String) -> [String: String] {
+        guard let mark = url.firstIndex(of: "?") else { return [:] }
+        var result: [String: String] = [:]
+        for pair in url[url.index(after: mark)...].prefix(while: { $0 != "#" }).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let raw = parts.count == 2 ? String(parts[1]) : ""
+            if result[name] == nil { result[name] = raw.removingPercentEncoding ?? raw }
+        }
+        return result
+    }
+
     static func url(_ url: String, setting name: String, to value: String) -> String {
         var base = Substring(url)
         var fragment: Substring = ""

@@ -37,9 +37,14 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
     /// Told about every page request; set by ``API``. A page reaches `didReceive` once its body has ended, with
     /// an empty `body` (the items were decoded as it streamed) and its size in `bodySize`.
     var observers: [any RequestObserver] = []
-    /// Set by ``API`` when it has a retrier: given a page request and its rejected response, the request to
-    /// send instead (credentials refreshed and the adapters run again), or `nil` to fail. Used once per page.
-    var refresh: (@Sendable (Request, RawResponse) async throws -> Request?)?
+    /// Set by ``API`` when it has a retrier: given a page request and its rejected response, whether to refresh
+    /// the credentials and send the page again. Asked once per page.
+    var shouldRefresh: (@Sendable (Request, RawResponse) async throws -> Bool)?
+    /// Set by ``API``: prepares a page's request again for another attempt (adapters, `adjust`, the
+    /// authentication check), keeping the page's URL.
+    var prepare: (@Sendable (Request, Int) async throws -> Request)?
+    /// How often a page whose head failed in a way that may pass is tried; ``API`` sets its `retryPolicy`.
+    public var retryPolicy = RetryPolicy.never
     /// Set by ``API`` when stubbing applies to the route: the stubbed response for a page request, or `nil`
     /// for the network.
     var stub: (@Sendable (Request) async throws -> RawResponse?)?
@@ -96,7 +101,9 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         exchange.isAcceptable = isAcceptable
         exchange.observers = observers
         exchange.stub = stub
-        exchange.refresh = refresh
+        exchange.shouldRefresh = shouldRefresh
+        exchange.prepare = prepare
+        exchange.retryPolicy = retryPolicy
         exchange.makeError = makeError
         exchange.itemType = "\(Item.self)"
         exchange.errorBodyLimit = Self.errorBodyLimit

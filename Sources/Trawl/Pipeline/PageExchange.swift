@@ -31,9 +31,15 @@ package struct PageExchange: Sendable {
     package var observers: [any RequestObserver] = []
     /// The stubbed response for a request, or `nil` for the network.
     package var stub: (@Sendable (Request) async throws -> RawResponse?)?
-    /// Given a rejected page's request and response, the request to send instead (credentials refreshed), or
-    /// `nil` to fail. Asked once per page.
-    package var refresh: (@Sendable (Request, RawResponse) async throws -> Request?)?
+    /// Given a rejected page's request and response, whether to refresh the credentials and send the page again
+    /// (at once, prepared again). Asked once per page.
+    package var shouldRefresh: (@Sendable (Request, RawResponse) async throws -> Bool)?
+    /// Prepares a page's request again for another attempt (from 1): an ``API`` runs its whole preparation (the
+    /// route's request, adapters, `adjust`, the authentication check) and keeps the page's URL. Without it the
+    /// request is sent as it was.
+    package var prepare: (@Sendable (Request, Int) async throws -> Request)?
+    /// How often a page whose head failed in a way that may pass (no response, 408, 429, 5xx) is tried.
+    package var retryPolicy = RetryPolicy.never
     /// Turns a page's failure into the error its caller expects (an ``API`` makes its route's `APIError`, with
     /// the decoded error model); without it the failure's `TrawlError` is kept.
     package var makeError: (@Sendable (PaginationError.Kind, Request, RawResponse?, (any Error)?) -> any Error)?
@@ -56,6 +62,7 @@ package struct PageExchange: Sendable {
     package func open(_ page: PageRequest, index: Int) async throws(PaginationError) -> PageStream {
         var request = page.request
         var refreshed = false
+        var attempt = 0
         while true {
             for observer in observers { observer.willSend(request) }
             let start = ContinuousClock.now
@@ -73,7 +80,12 @@ package struct PageExchange: Sendable {
                     body = .stream(response.body)
                 }
             } catch {
-                throw failure(.transport, page: page, request: request, index: index, error: error)
+                var failed = failure(.transport, page: page, request: request, index: index, error: error)
+                failed.attempts = attempt + 1
+                guard attempt + 1 < retryPolicy.attempts, retryPolicy.isRetryable(error) else { throw failed }
+                attempt += 1
+                request = try await again(page, request, index: index, attempt: attempt, backoff: true)
+                continue
             }
             let sent = PageRequest(request: request, position: page.position)
             if isAcceptable(head.status) {
@@ -82,18 +94,40 @@ package struct PageExchange: Sendable {
             }
             let rejected = await Self.excerpt(of: body, head: head, limit: errorBodyLimit, isStub: isStub)
             for observer in observers { observer.didReceive(rejected, for: request, duration: .now - start) }
-            if !refreshed, let refresh {
+            if !refreshed, let shouldRefresh {
+                let refresh: Bool
                 do {
-                    if let again = try await refresh(request, rejected) {
-                        request = again
-                        refreshed = true
-                        continue
-                    }
+                    refresh = try await shouldRefresh(request, rejected)
                 } catch {
                     throw failure(.adapter, page: page, request: request, index: index, response: rejected, error: error)
                 }
+                if refresh {
+                    refreshed = true
+                    attempt += 1
+                    request = try await again(page, request, index: index, attempt: attempt, backoff: false)
+                    continue
+                }
             }
-            throw failure(.status, page: page, request: request, index: index, response: rejected)
+            var failed = failure(.status, page: page, request: request, index: index, response: rejected)
+            failed.attempts = attempt + 1
+            guard attempt + 1 < retryPolicy.attempts, RetryPolicy.isRetryable(status: head.status) else {
+                throw failed
+            }
+            attempt += 1
+            request = try await again(page, request, index: index, attempt: attempt, backoff: true)
+        }
+    }
+
+    /// The request for another attempt at `page`, after the policy's backoff when `backoff` says so.
+    private func again(
+        _ page: PageRequest, _ request: Request, index: Int, attempt: Int, backoff: Bool
+    ) async throws(PaginationError) -> Request {
+        do {
+            if backoff { try await Task.sleep(for: retryPolicy.delay(afterAttempt: attempt)) }
+            return try await prepare?(request, attempt) ?? request
+        } catch {
+            let kind: PaginationError.Kind = error is CancellationError ? .transport : .adapter
+            throw failure(kind, page: page, request: request, index: index, error: error)
         }
     }
 

@@ -68,7 +68,13 @@ extension API {
         _ route: R, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (request: Request, response: RawResponse) {
         var attempt = 0
+        var refreshed = false
+        var backoff = Duration.zero
         while true {
+            if backoff > .zero {
+                try await Task.sleep(for: backoff)
+                backoff = .zero
+            }
             var request = try await prepare(route, attempt: attempt)
             if let progress {
                 // Keep a callback an adapter or `adjust` may have set: both hear every update.
@@ -87,12 +93,17 @@ extension API {
                 let failure = APIError<R.ErrorModel>(
                     kind: .transport, request: request, underlying: error)
                 notifyFailure(failure, request)
+                if retries(failure, attempt: attempt, route: route) {
+                    attempt += 1
+                    backoff = retryPolicy.delay(afterAttempt: attempt)
+                    continue
+                }
                 throw failure
             }
             let duration = ContinuousClock.now - start
             for observer in observers { observer.didReceive(response, for: request, duration: duration) }
             if route.isAcceptable(status: response.status) { return (request, response) }
-            if attempt == 0, let retrier {
+            if !refreshed, let retrier {
                 let again: Bool
                 do {
                     again = try await retrier.shouldRetry(request, response: response)
@@ -104,6 +115,7 @@ extension API {
                 }
                 if again, route.body.isReplayable {
                     attempt += 1
+                    refreshed = true
                     continue
                 }
                 if again {
@@ -127,8 +139,21 @@ extension API {
             let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
             let failure = APIError<R.ErrorModel>(kind: .status, request: request, response: response, errorModel: model)
             notifyFailure(failure, request)
+            if retries(failure, attempt: attempt, route: route) {
+                attempt += 1
+                backoff = retryPolicy.delay(afterAttempt: attempt)
+                continue
+            }
             throw failure
         }
+    }
+
+    /// Whether `retryPolicy` tries a failed attempt again: a failure that may pass, attempts left, and a body
+    /// that can be sent again.
+    private func retries<R: Route>(_ failure: APIError<R.ErrorModel>, attempt: Int, route: R) -> Bool {
+        guard attempt + 1 < retryPolicy.attempts, route.body.isReplayable else { return false }
+        if let status = failure.status { return RetryPolicy.isRetryable(status: status) }
+        return failure.underlying.map(retryPolicy.isRetryable) ?? false
     }
 
     /// Builds the route's request and runs the adapter chain and the route's last-chance hook over it.

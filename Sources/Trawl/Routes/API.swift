@@ -18,6 +18,14 @@ public struct API: Sendable {
     /// Run in order on every request; the first error stops it.
     public var adapters: [any RequestAdapter]
     public var retrier: (any RequestRetrier)?
+    /// How often a request (a `send`, or one page of a paginated call) is tried when it fails in a way that may
+    /// pass (a connection failure, a timeout, 408, 429, 5xx), and how long to wait between tries; every try
+    /// prepares the request again (adapters, `adjust`, the authentication check). Default: no retry.
+    ///
+    /// ```swift
+    /// api.retryPolicy = RetryPolicy(attempts: 3, backoff: .milliseconds(200))
+    /// ```
+    public var retryPolicy = RetryPolicy.never
     public var observers: [any RequestObserver]
     /// Decodes payloads unless a route names its own decoder.
     public var decoder: any PayloadDecoding
