@@ -56,19 +56,19 @@ struct RedirectStep {
 }
 
 /// Scheme, host and port of a URL (default ports filled in, host lowercased), parsed without Foundation.
-struct Origin: Hashable, Sendable, CustomStringConvertible {
-    var scheme: String
-    var host: String
-    var port: Int
+package struct Origin: Hashable, Sendable, CustomStringConvertible {
+    package var scheme: String
+    package var host: String
+    package var port: Int
 
-    init(scheme: String, host: String, port: Int) {
+    package init(scheme: String, host: String, port: Int) {
         self.scheme = scheme
         self.host = host
         self.port = port
     }
 
     /// `nil` when the URL has no `scheme://`. Works on UTF-8 bytes: this runs for every request.
-    init?(url: String) {
+    package init?(url: String) {
         var url = url
         guard let parsed = url.withUTF8({ Self.parse($0) }) else { return nil }
         self = parsed
@@ -118,5 +118,5 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
         return bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? text.lowercased() : text
     }
 
-    var description: String { "\(scheme)://\(host):\(port)" }
+    package var description: String { "\(scheme)://\(host):\(port)" }
 }

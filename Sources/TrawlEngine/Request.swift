@@ -69,7 +69,7 @@ public struct Request: Sendable {
     public var onProgress: (@Sendable (TransferProgress) -> Void)?
     /// Header names (lowercased) removed after merging the client's default headers: set on redirect
     /// hops that left the original origin, so defaults cannot reintroduce credentials.
-    var strippedHeaders: Set<String> = []
+    package var strippedHeaders: Set<String> = []
 
     public init(
         url: String,

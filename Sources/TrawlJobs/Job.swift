@@ -138,6 +138,15 @@ public struct JobSettings: Sendable, Hashable {
     public var maxWait: Duration = .seconds(120)
     /// Per-request total timeout.
     public var timeout: Duration = .seconds(60)
+    /// Origins (`https://host[:port]`) that receive the job's credentials when a page names them; any other
+    /// origin a next link or URL names gets the page without credentials.
+    public var trustedOrigins: [String] = []
+    /// Header names (lowercased) that are credentials on top of the built-in ones: stripped across origins and
+    /// redacted.
+    public var sensitiveHeaders: Set<String> = []
+    /// Statuses that end a unit's serial walk cleanly after its first page (an API that answers 404 past the
+    /// last page).
+    public var stopStatuses: Set<Int> = []
 
     public init() {}
 }

@@ -40,6 +40,9 @@ extension Job {
     ///   max_backoff_ms: 30000
     ///   max_wait_s: 120
     ///   timeout_s: 60
+    ///   trusted_origins: [https://cdn.example.com]   # may receive credentials when a next link names them
+    ///   sensitive_headers: [X-Tenant-Key]             # stripped across origins and redacted, like Authorization
+    ///   stop_on_status: [404]                         # ends a walk cleanly after its first page (DRF's end)
     /// sources:
     ///   - name: repos
     ///     url: "https://api.github.com/orgs/{org}/repos?per_page=100&since={day}"
@@ -85,6 +88,7 @@ struct JobFileReader {
     static let jobKeys = ["settings", "sources"]
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
+        "trusted_origins", "sensitive_headers", "stop_on_status",
     ]
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
@@ -142,6 +146,28 @@ struct JobFileReader {
             case "backoff_ms": settings.backoff = .milliseconds(try int(value, field, minimum: 0))
             case "max_backoff_ms": settings.maxBackoff = .milliseconds(try int(value, field, minimum: 0))
             case "max_wait_s": settings.maxWait = try seconds(value, field, positive: false)
+            case "trusted_origins":
+                for (index, item) in try sequence(value, field).enumerated() {
+                    let origin = try string(item, "\(field)[\(index)]")
+                    guard origin.hasPrefix("https://") || origin.hasPrefix("http://") else {
+                        throw error(
+                            item, "\(field)[\(index)]", "'\(origin)' is not an http:// or https:// origin",
+                            hint: "write the origin as a URL, e.g. https://cdn.example.com")
+                    }
+                    settings.trustedOrigins.append(origin)
+                }
+            case "sensitive_headers":
+                for (index, item) in try sequence(value, field).enumerated() {
+                    settings.sensitiveHeaders.insert(try string(item, "\(field)[\(index)]").lowercased())
+                }
+            case "stop_on_status":
+                for (index, item) in try sequence(value, field).enumerated() {
+                    let status = try int(item, "\(field)[\(index)]", minimum: 100)
+                    guard status <= 599 else {
+                        throw error(item, "\(field)[\(index)]", "\(status) is not an HTTP status", hint: nil)
+                    }
+                    settings.stopStatuses.insert(status)
+                }
             default: settings.timeout = try seconds(value, field, positive: true)
             }
         }

@@ -144,7 +144,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     target: request.head.uri,
                     method: request.head.method.rawValue,
                     receivedAt: request.receivedAt,
-                    status: response.status
+                    status: response.status,
+                    headers: Dictionary(
+                        request.head.headers.map { name, value in (name.lowercased(), value) },
+                        uniquingKeysWith: { _, last in last })
                 )
             )
             if let delay = response.delay {

@@ -16,6 +16,9 @@
 ///   `loop_to=P` makes the last page point back at page P's cursor (a broken server's cursor cycle).
 /// - `link?page=P`: a bare array with GitHub-like `Link` headers (`first`, `prev`, `next`, `last`);
 ///   `relative=1` sends relative targets; `total=0` leaves `last` out.
+/// - `next` and `link`: `next_origin=SCHEME://HOST:PORT` names that origin in the links instead of this server's
+///   (a server that sends the walk elsewhere); `next_origin_from=P` only from page P on; `back_origin=ORIGIN` with
+///   `back_from=P` names that origin from page P on instead (a walk that leaves and comes back).
 ///
 /// Realistic items: with `tag=X` every item is
 /// `{"id":I,"name":"item-I","tag":"X","score":S,"created_at":"2024-...Z","active":B}`, the values a pure
@@ -133,7 +136,7 @@ enum PaginatedAPI {
             }
             return .json(200, JSONText.object([("items", items), ("next_cursor", next)]))
         case "next":
-            let host = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let host = origin(target, page: page, request: request)
             let prefix = target.flag("relative") ? "" : host
             let next = page < pages ? JSONText.string(prefix + link(target, page: page + 1)) : "null"
             var members = [("results", items), ("next", next)]
@@ -141,7 +144,7 @@ enum PaginatedAPI {
             return .json(200, JSONText.object(members))
         default:
             let relative = target.flag("relative")
-            let prefix = relative ? "" : "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+            let prefix = relative ? "" : origin(target, page: page, request: request)
             var links: [String] = []
             func add(_ number: Int, _ rel: String) {
                 links.append("<" + prefix + link(target, page: number, relative: relative) + ">; rel=\"\(rel)\"")
@@ -151,6 +154,15 @@ enum PaginatedAPI {
             if withTotal, page < pages { add(pages, "last") }
             return .json(200, items, headers: links.isEmpty ? [] : [("Link", links.joined(separator: ", "))])
         }
+    }
+
+    /// The origin the links of `page` name: this server's, or `next_origin` (from page `next_origin_from` on).
+    private static func origin(_ target: RequestTarget, page: Int, request: InboundRequest) -> String {
+        if let back = target.value("back_origin"), page >= (target.int("back_from") ?? 1) { return String(back) }
+        if let other = target.value("next_origin"), page >= (target.int("next_origin_from") ?? 1) {
+            return String(other)
+        }
+        return "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
     }
 
     /// The same request with `page` replaced, as a path (or, when `relative`, as a bare `?query`).

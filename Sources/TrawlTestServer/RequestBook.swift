@@ -17,17 +17,23 @@ public struct LoggedRequest: Sendable, Equatable {
     public let receivedAt: ContinuousClock.Instant
     /// The status answered (for a fault that resets or truncates, the status of the head that was sent).
     public let status: Int
+    /// Its headers, names lowercased (the last value of a repeated one), for tests of where credentials go.
+    public let headers: [String: String]
 
     /// A log entry; the server makes these, tests rarely need to.
     ///
     /// ```swift
     /// let entry = LoggedRequest(target: "/echo", method: "GET", receivedAt: .now, status: 200)
     /// ```
-    public init(target: String, method: String, receivedAt: ContinuousClock.Instant, status: Int) {
+    public init(
+        target: String, method: String, receivedAt: ContinuousClock.Instant, status: Int,
+        headers: [String: String] = [:]
+    ) {
         self.target = target
         self.method = method
         self.receivedAt = receivedAt
         self.status = status
+        self.headers = headers
     }
 }
 

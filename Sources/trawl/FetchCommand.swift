@@ -28,6 +28,8 @@ struct Fetch: AsyncParsableCommand {
 
     @OptionGroup var pagination: PaginationFlags
 
+    @OptionGroup var walk: WalkFlags
+
     @Option(name: [.customShort("X"), .customLong("request")], help: "Method (default GET).")
     var method: String?
 
@@ -124,6 +126,7 @@ struct Fetch: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         var job = try loadJob(environment: environment)
         applyOverrides(to: &job.settings)
+        walk.apply(to: &job.settings)
         for index in job.sources.indices {
             job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
             job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages

@@ -1,5 +1,5 @@
 import Testing
-import Trawl
+@testable import Trawl
 
 /// `PagePlan` on its own: events in, actions out, no sockets and no sleeps.
 @Suite("The page plan's state machine")
@@ -292,5 +292,116 @@ struct PagePlanTests {
             underlying: TrawlError(code: .timeout, message: "timed out", method: "GET", url: base.url)))
         #expect(failure(plan.next())?.trawlError?.code == .timeout)
         #expect(isDone(plan.next()))
+    }
+}
+
+@Suite("The page plan's origin rule")
+struct PagePlanOriginTests {
+    let helper = PagePlanTests()
+
+    func credentialed(_ url: String) -> Request {
+        Request(url: url, headers: [
+            "Authorization": "Bearer s3cret", "Cookie": "a=b", "X-Api-Key": "k", "Partner-Token": "t",
+            "X-Custom": "c", "Accept": "application/json",
+        ])
+    }
+
+    @Test("a next URL on another origin is stripped of every credential header; the others stay")
+    func stripped() throws {
+        var plan = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: credentialed("https://a.test/x"),
+                            origins: OriginGuard(sensitiveHeaders: ["X-Custom"]))
+        let first = try #require(helper.requested(plan.next()))
+        plan.completed(helper.response(first.page, items: 1, captured: ["next": .string("https://b.test:8443/y")]))
+        let second = try #require(helper.requested(plan.next()))
+        let headers = second.page.request.headers
+        for name in ["Authorization", "Cookie", "X-Api-Key", "Partner-Token", "X-Custom"] {
+            #expect(headers[name] == nil, "\(name)")
+        }
+        #expect(headers["Accept"] == "application/json")
+        // The next page derives from the stripped one: back on the first origin it stays stripped.
+        plan.completed(helper.response(second.page, items: 1, captured: ["next": .string("https://a.test/z")]))
+        let third = try #require(helper.requested(plan.next()))
+        #expect(third.page.request.headers["Authorization"] == nil)
+    }
+
+    @Test("the same origin (default port spelled out, other case) keeps the credentials; so does a trusted one")
+    func kept() throws {
+        for (next, trusted) in [("HTTPS://A.test:443/p2", [String]()), ("https://cdn.test/p2", ["https://cdn.test"])] {
+            var plan = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: credentialed("https://a.test/x"),
+                                origins: OriginGuard(trusted: trusted))
+            let first = try #require(helper.requested(plan.next()))
+            plan.completed(helper.response(first.page, items: 1, captured: ["next": .string(next)]))
+            let second = try #require(helper.requested(plan.next()))
+            #expect(second.page.request.headers["Authorization"] == "Bearer s3cret", "\(next)")
+        }
+    }
+
+    @Test("an https page that names an http page fails the walk; an http page may name https")
+    func downgradeRefused() throws {
+        var plan = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: credentialed("https://a.test/x"))
+        let first = try #require(helper.requested(plan.next()))
+        plan.completed(helper.response(first.page, items: 1, captured: ["next": .string("http://a.test/x?page=2")]))
+        let error = try #require(helper.failure(plan.next()))
+        #expect(error.kind == .pagination)
+        #expect(error.trawlError?.message.contains("http://") == true)
+
+        var upgrade = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: credentialed("http://a.test/x"))
+        let page = try #require(helper.requested(upgrade.next()))
+        upgrade.completed(helper.response(page.page, items: 1, captured: ["next": .string("https://a.test/x?p=2")]))
+        #expect(helper.requested(upgrade.next()) != nil)
+    }
+
+    @Test("planned pages from a Link `last` on another origin are stripped; an http one from https is refused")
+    func planned() throws {
+        let style = PaginationStyle.link()
+        var plan = PagePlan(strategy: style, request: credentialed("https://a.test/x"), limits: .init(concurrency: 2))
+        let first = try #require(helper.requested(plan.next()))
+        let links: HTTPHeaders = ["Link": #"<https://b.test/x?page=2>; rel="next", <https://b.test/x?page=3>; rel="last""#]
+        plan.completed(helper.response(first.page, items: 1, headers: links))
+        let second = try #require(helper.requested(plan.next()))
+        #expect(second.page.request.url == "https://b.test/x?page=2")
+        #expect(second.page.request.headers["Authorization"] == nil)
+
+        var refused = PagePlan(strategy: style, request: credentialed("https://a.test/x"), limits: .init(concurrency: 2))
+        let only = try #require(helper.requested(refused.next()))
+        let downgrade: HTTPHeaders = ["Link": #"<http://a.test/x?page=2>; rel="next", <http://a.test/x?page=3>; rel="last""#]
+        refused.completed(helper.response(only.page, items: 1, headers: downgrade))
+        #expect(helper.failure(refused.next())?.kind == .pagination)
+    }
+
+    @Test("a resumed serial walk judges its stored next page against the walk's first request")
+    func resumed() throws {
+        let base = credentialed("https://a.test/x")
+        let stored = PageRequest(request: base.with(url: "https://elsewhere.test/x?page=5"), position: .url("p5"))
+        var plan = PagePlan(
+            strategy: PaginationStyle.link(), resumingSerial: stored, pagesDone: 4, items: 4, expectedItems: nil,
+            limits: .init(), base: base)
+        let next = try #require(helper.requested(plan.next()))
+        #expect(next.page.request.headers["Authorization"] == nil)
+    }
+
+    @Test("hostile totals plan nothing up front, and absurd ones fail with a message")
+    func hostileTotals() throws {
+        for total in ["9223372036854775807", "1000000000000"] {
+            var plan = PagePlan(
+                strategy: PaginationStyle.page(totalPages: "pages"), request: Request(url: "https://a.test/x"),
+                limits: .init(concurrency: 4))
+            let first = try #require(helper.requested(plan.next()))
+            plan.completed(helper.response(first.page, items: 10, captured: ["pages": .number(total)]))
+            let error = try #require(helper.failure(plan.next()))
+            #expect(error.trawlError?.message.contains("more than the 10000000 a walk plans") == true)
+        }
+        // With a cap the same total is fine: only the capped pages are planned.
+        var capped = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"), request: Request(url: "https://a.test/x"),
+            limits: .init(concurrency: 4, maxPages: 3))
+        let first = try #require(helper.requested(capped.next()))
+        capped.completed(helper.response(first.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
+        #expect(capped.pageTotal == 3)
+        // Serially, a huge total does not overflow either.
+        var serial = PagePlan(strategy: PaginationStyle.page(totalPages: "pages"), request: Request(url: "https://a.test/x"))
+        let page = try #require(helper.requested(serial.next()))
+        serial.completed(helper.response(page.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
+        #expect(helper.requested(serial.next())?.page.position == .number(2))
     }
 }

@@ -26,6 +26,10 @@ public protocol PaginationStrategy: Sendable {
     /// Every request after the first page when the first page tells how many there are; `nil` when it
     /// doesn't (the chain is then followed serially with ``next(after:)``).
     func remaining(after first: PageResponse) -> [PageRequest]?
+    /// The same pages as ``remaining(after:)``, as a count and a way to make each one when it is due, so that a
+    /// walk plans a million pages without holding a million requests (and a hostile total costs nothing). The
+    /// default wraps `remaining(after:)`.
+    func plannedPages(after first: PageResponse) -> PlannedPages?
     /// The total number of items, when the page says.
     func total(in page: PageResponse) -> Int?
 }
@@ -33,7 +37,42 @@ public protocol PaginationStrategy: Sendable {
 extension PaginationStrategy {
     public var capturePaths: [JSONKeyPath] { [] }
     public func remaining(after first: PageResponse) -> [PageRequest]? { nil }
+    public func plannedPages(after first: PageResponse) -> PlannedPages? { remaining(after: first).map(PlannedPages.init) }
     public func total(in page: PageResponse) -> Int? { nil }
+}
+
+/// The pages after the first when the first tells how many there are: their number and each page made when it
+/// is asked for.
+///
+/// ```swift
+/// let pages = PlannedPages(count: 999) { index in
+///     PageRequest(request: base.settingQuery("page", to: String(index + 2)), position: .number(index + 2))
+/// }
+/// pages[0].position   // page 2
+/// ```
+public struct PlannedPages: Sendable {
+    public let count: Int
+    private let make: @Sendable (Int) -> PageRequest
+
+    /// `count` pages, the one at `index` (from 0) made by `page`.
+    public init(count: Int, page: @escaping @Sendable (Int) -> PageRequest) {
+        self.count = max(0, count)
+        self.make = page
+    }
+
+    public init(_ pages: [PageRequest]) {
+        self.init(count: pages.count) { pages[$0] }
+    }
+
+    public subscript(index: Int) -> PageRequest { make(index) }
+
+    /// The first `count` of these pages.
+    public func prefix(_ count: Int) -> PlannedPages {
+        PlannedPages(count: min(self.count, count), page: make)
+    }
+
+    /// Every page, made now.
+    public var all: [PageRequest] { (0..<count).map(make) }
 }
 
 /// Where a page sits in its collection: a page number, an offset, a cursor or a URL.

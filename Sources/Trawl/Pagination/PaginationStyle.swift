@@ -94,7 +94,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case .page(let param, _, let sizeParam, let size, _, _, let pages):
             guard case .number(let number) = page.position else { return nil }
             if let pages, number >= pages.upperBound { return nil }
-            if let known = pageCount(page), number >= firstNumber + known - 1 { return nil }
+            if let known = pageCount(page), number - firstNumber + 1 >= known { return nil }
             guard page.itemCount > 0 else { return nil }
             return PageRequest(
                 request: pageRequest(page.request, param, number + 1, sizeParam, size), position: .number(number + 1))
@@ -123,35 +123,48 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     }
 
     public func remaining(after first: PageResponse) -> [PageRequest]? {
+        plannedPages(after: first)?.all
+    }
+
+    public func plannedPages(after first: PageResponse) -> PlannedPages? {
         switch kind {
         case .page(let param, _, let sizeParam, let size, _, _, let pages):
             guard case .number(let number) = first.position else { return nil }
-            let lastNumber: Int
+            // The pages after `number`: their count, without overflow whatever total the server announced.
+            let count: Int
             if let pages {
-                lastNumber = pages.upperBound
+                count = pages.upperBound > number ? pages.upperBound - number : 0
             } else if let known = pageCount(first) {
-                lastNumber = firstNumber + known - 1
+                let done = number - firstNumber + 1
+                count = known > done ? known - done : 0
             } else {
                 return nil
             }
-            guard number < lastNumber else { return [] }
-            return (number + 1...lastNumber).map {
-                PageRequest(request: pageRequest(first.request, param, $0, sizeParam, size), position: .number($0))
+            let request = first.request
+            return PlannedPages(count: count) { index in
+                let page = number + 1 + index
+                return PageRequest(request: pageRequest(request, param, page, sizeParam, size), position: .number(page))
             }
         case .offset(let param, _, let limit, _):
             guard let limit, limit > 0, let total = total(in: first) else { return nil }
-            return stride(from: limit, to: total, by: limit).map {
-                PageRequest(request: first.request.settingQuery(param, to: String($0)), position: .offset($0))
+            let count = total > limit ? (total - limit) / limit + ((total - limit) % limit == 0 ? 0 : 1) : 0
+            let request = first.request
+            return PlannedPages(count: count) { index in
+                let offset = limit * (index + 1)
+                return PageRequest(request: request.settingQuery(param, to: String(offset)), position: .offset(offset))
             }
         case .link(let pageParam):
             let links = LinkHeader(headers: first.head.headers, baseURL: first.head.url)
-            guard let next = links.next else { return [] }
+            guard let next = links.next else { return PlannedPages([]) }
             guard let last = links.last, let from = QueryEditing.int(pageParam, in: next),
-                let through = QueryEditing.int(pageParam, in: last), from <= through
+                let through = QueryEditing.int(pageParam, in: last), from <= through, from > Int.min + 1
             else { return nil }
-            return (from...through).map {
-                let url = QueryEditing.url(next, setting: pageParam, to: String($0))
-                return PageRequest(request: first.request.with(url: url), position: .url(url))
+            let request = first.request
+            let (span, overflow) = through.subtractingReportingOverflow(from)
+            guard !overflow, span < Int.max else { return nil }
+            return PlannedPages(count: span + 1) { index in
+                let url = QueryEditing.url(next, setting: pageParam, to: String(from + index))
+                return PageRequest(request: request.with(url: url), position: .url(url))
             }
         case .cursor, .nextURL:
             return nil
@@ -178,7 +191,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         guard let items = page.int(at: totalItems) else { return nil }
         let perPage = size ?? (page.position == .number(firstNumber) ? page.itemCount : 0)
         guard perPage > 0 else { return items == 0 ? 0 : nil }
-        return (items + perPage - 1) / perPage
+        return items / perPage + (items % perPage == 0 ? 0 : 1)
     }
 
     private func pageRequest(_ request: Request, _ param: String, _ number: Int, _ sizeParam: String?, _ size: Int?)

@@ -31,12 +31,19 @@ package struct PagePlan: Sendable {
         /// Statuses that end a serial walk cleanly after its first page (an API that answers 404 past the last
         /// page).
         package var stopStatuses: Set<Int>
+        /// The most pages a walk plans from an announced total: more is taken for a hostile or broken total and
+        /// fails the walk (unless `maxPages` or `maxItems` cut it first).
+        package var maxPlannedPages: Int
 
-        package init(concurrency: Int = 1, maxPages: Int? = nil, maxItems: Int? = nil, stopStatuses: Set<Int> = []) {
+        package init(
+            concurrency: Int = 1, maxPages: Int? = nil, maxItems: Int? = nil, stopStatuses: Set<Int> = [],
+            maxPlannedPages: Int = 10_000_000
+        ) {
             self.concurrency = max(1, concurrency)
             self.maxPages = maxPages
             self.maxItems = maxItems
             self.stopStatuses = stopStatuses
+            self.maxPlannedPages = maxPlannedPages
         }
     }
 
@@ -74,9 +81,13 @@ package struct PagePlan: Sendable {
 
     package let strategy: any PaginationStrategy
     package let limits: Limits
+    /// Where the walk's credentials may go.
+    package let origins: OriginGuard
     private var state: State
     private var loopGuard = PageLoopGuard()
-    private var plan: [PageRequest] = []
+    private var plan = PlannedPages([])
+    /// The request of the page the plan was made from (planned pages are judged against its origin).
+    private var planSource: Request?
     /// Planned pages started (indices into `plan`).
     private var started = 0
     /// Pages asked for and not yet completed.
@@ -92,11 +103,15 @@ package struct PagePlan: Sendable {
     /// Why the walk ended early, when it did.
     package private(set) var cut: Cut?
 
-    /// A walk from its first page.
-    package init(strategy: any PaginationStrategy, request: Request, limits: Limits = Limits()) {
+    /// A walk from its first page. Userinfo in the request's URL becomes its `Authorization` header, so that it
+    /// goes with every page of that origin and with none of another.
+    package init(
+        strategy: any PaginationStrategy, request: Request, limits: Limits = Limits(), origins: OriginGuard = OriginGuard()
+    ) {
         self.strategy = strategy
         self.limits = limits
-        let first = strategy.first(request)
+        self.origins = origins
+        let first = strategy.first(OriginGuard.movingUserInfoToHeader(request))
         loopGuard.visit(first, index: 0)
         state = .start(first)
     }
@@ -105,30 +120,45 @@ package struct PagePlan: Sendable {
     /// rest is planned again from the stored first page.
     package init(
         strategy: any PaginationStrategy, resumingPlanned first: PageResponse, pagesDone: Int, items: Int,
-        limits: Limits
+        limits: Limits, origins: OriginGuard = OriginGuard()
     ) {
         self.strategy = strategy
         self.limits = limits
+        self.origins = origins
         state = .planned
         expectedItems = strategy.total(in: first)
-        plan = cap(strategy.remaining(after: first) ?? [], firstItems: first.itemCount)
+        planSource = first.request
+        plan = cap(strategy.plannedPages(after: first) ?? PlannedPages([]), firstItems: first.itemCount)
         pageTotal = plan.count + 1
+        if let refusal = tooMany(first) { state = .failed(refusal) }
         pagesCompleted = max(1, pagesDone)
         itemsCompleted = items
         started = min(plan.count, pagesCompleted - 1)
     }
 
     /// A serial walk resumed at `next` (`nil`: it had ended) after `pagesDone` pages holding `items` items. The
-    /// loop guard knows only the page it resumes at.
+    /// loop guard knows only the page it resumes at; `next` is judged by the origin rule against `base`, the
+    /// walk's first request.
     package init(
         strategy: any PaginationStrategy, resumingSerial next: PageRequest?, pagesDone: Int, items: Int,
-        expectedItems: Int?, limits: Limits
+        expectedItems: Int?, limits: Limits, origins: OriginGuard = OriginGuard(), base: Request? = nil
     ) {
         self.strategy = strategy
         self.limits = limits
+        self.origins = origins
         pagesCompleted = pagesDone
         itemsCompleted = items
         self.expectedItems = expectedItems
+        var next = next
+        if let stored = next, let base {
+            // What crossed an origin before the stop is not stored: judged again against the walk's base.
+            switch origins.judge(stored, from: base) {
+            case .keep(let kept), .stripped(let kept): next = kept
+            case .refused(let reason):
+                state = .failed(Self.refusal(stored, index: pagesDone, reason: reason))
+                return
+            }
+        }
         if let next { loopGuard.visit(next, index: pagesDone) }
         state = .serial(next: next)
     }
@@ -175,8 +205,16 @@ package struct PagePlan: Sendable {
             return .request(next, index: pagesCompleted)
         case .planned:
             if started < plan.count, inFlight < limits.concurrency {
-                let page = plan[started]
+                var page = plan[started]
                 started += 1
+                if let source = planSource {
+                    switch origins.judge(page, from: source) {
+                    case .keep(let kept), .stripped(let kept):
+                        page = kept
+                    case .refused(let reason):
+                        return refuse(page, index: started, reason: reason)
+                    }
+                }
                 inFlight += 1
                 return .request(page, index: started)
             }
@@ -199,11 +237,16 @@ package struct PagePlan: Sendable {
         case .awaitingFirst:
             count(page)
             expectedItems = strategy.total(in: page)
-            if limits.concurrency > 1, let rest = strategy.remaining(after: page) {
+            if limits.concurrency > 1, let rest = strategy.plannedPages(after: page) {
                 plan = cap(rest, firstItems: page.itemCount)
                 pageTotal = plan.count + 1
+                planSource = page.request
                 state = .planned
-                return plan.first?.position
+                if let refusal = tooMany(page) {
+                    state = .failed(refusal)
+                    return nil
+                }
+                return plan.count > 0 ? plan[0].position : nil
             }
             return chain(after: page)
         case .awaitingSerial:
@@ -212,7 +255,7 @@ package struct PagePlan: Sendable {
         case .planned:
             count(page)
             let next = pagesCompleted - 1
-            return next < plan.count ? plan[next].position : nil
+            return next >= 0 && next < plan.count ? plan[next].position : nil
         case .start, .serial, .failed, .done:
             return nil
         }
@@ -247,9 +290,16 @@ package struct PagePlan: Sendable {
     /// The serial state after a page; a strategy that points back at any page of this walk fails the next step
     /// instead of looping forever.
     private mutating func chain(after page: PageResponse) -> PagePosition? {
-        guard let next = strategy.next(after: page) else {
+        guard var next = strategy.next(after: page) else {
             state = .serial(next: nil)
             return nil
+        }
+        switch origins.judge(next, from: page.request) {
+        case .keep(let kept), .stripped(let kept):
+            next = kept
+        case .refused(let reason):
+            state = .failed(Self.refusal(next, index: pagesCompleted, reason: reason))
+            return next.position
         }
         if let earlier = loopGuard.visit(next, index: pagesCompleted) {
             state = .failed(
@@ -269,7 +319,7 @@ package struct PagePlan: Sendable {
 
     /// `rest` (every page after the first) cut to `maxPages` and to the pages `maxItems` needs at the first
     /// page's size; a cut is kept in `cut`.
-    private mutating func cap(_ rest: [PageRequest], firstItems: Int) -> [PageRequest] {
+    private mutating func cap(_ rest: PlannedPages, firstItems: Int) -> PlannedPages {
         let total = rest.count + 1
         var allowed = total
         var reason = ""
@@ -287,6 +337,38 @@ package struct PagePlan: Sendable {
         allowed = max(1, allowed)
         guard allowed < total else { return rest }
         cut = .planned(reason: reason, allowed: allowed, total: total)
-        return Array(rest.prefix(allowed - 1))
+        return rest.prefix(allowed - 1)
+    }
+
+    /// The failure of a plan longer than `maxPlannedPages` (after the caps): a total no real collection has.
+    private func tooMany(_ first: PageResponse) -> PaginationError? {
+        guard plan.count >= limits.maxPlannedPages else { return nil }
+        let announced = expectedItems.map { ", \($0) items" } ?? ""
+        let loop = TrawlError(
+            code: .invalidBody,
+            message: "the first page announces \(plan.count + 1) pages\(announced): more than the "
+                + "\(limits.maxPlannedPages) a walk plans",
+            hint: "check the total key path against the response, or cap the walk (max_pages, max_items)",
+            method: first.request.method.rawValue, url: first.head.url)
+        var error = PaginationError(position: first.position, index: 0, request: first.request, underlying: loop)
+        error.kind = .pagination
+        return error
+    }
+
+    /// The failure of a page the origin rule refuses.
+    private static func refusal(_ page: PageRequest, index: Int, reason: String) -> PaginationError {
+        let refused = TrawlError(
+            code: .invalidBody, message: reason,
+            hint: "the server's pagination links leave https; ask its operator, or walk it over http on purpose",
+            method: page.request.method.rawValue, url: page.request.url)
+        var error = PaginationError(position: page.position, index: index, request: page.request, underlying: refused)
+        error.kind = .pagination
+        return error
+    }
+
+    /// Fails the walk at a refused planned page.
+    private mutating func refuse(_ page: PageRequest, index: Int, reason: String) -> Action {
+        state = .done
+        return .fail(Self.refusal(page, index: index, reason: reason))
     }
 }

@@ -94,25 +94,30 @@ struct UnitDriver: Sendable {
     private func walkPages(_ state: inout Checkpoint.UnitState, commits: CommitPipeline) async throws {
         let strategy = unit.pagination
         let reader = linesReader
+        let settings = runner.settings
         let limits = PagePlan.Limits(
-            concurrency: runner.pagesInFlightPerUnit, maxPages: unit.maxPages, maxItems: unit.maxItems)
+            concurrency: runner.pagesInFlightPerUnit, maxPages: unit.maxPages, maxItems: unit.maxItems,
+            stopStatuses: settings.stopStatuses)
+        let origins = OriginGuard(trusted: settings.trustedOrigins, sensitiveHeaders: settings.sensitiveHeaders)
+        // Userinfo in the URL becomes the Authorization header of every page of its origin (and of no other).
+        let base = OriginGuard.movingUserInfoToHeader(unit.request)
         var plan: PagePlan
         var openEnded = false
         if let first = state.first {
-            let response = try stored { try first.pageResponse(base: unit.request, unredact: runner.unredact) }
+            let response = try stored { try first.pageResponse(base: base, unredact: runner.unredact) }
             plan = PagePlan(
                 strategy: strategy, resumingPlanned: response, pagesDone: state.pages, items: state.items,
-                limits: limits)
+                limits: limits, origins: origins)
             flagCut(plan.cut, firstItems: response.itemCount, state: &state)
             runner.metrics.planned(pages: (plan.pageTotal ?? 1) - state.pages)
         } else if state.pages > 0 {
             guard let stored = state.next else { return }
-            let next = try self.stored { try stored.pageRequest(base: unit.request, unredact: runner.unredact) }
+            let next = try self.stored { try stored.pageRequest(base: base, unredact: runner.unredact) }
             plan = PagePlan(
                 strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
-                expectedItems: state.expectedItems, limits: limits)
+                expectedItems: state.expectedItems, limits: limits, origins: origins, base: base)
         } else {
-            plan = PagePlan(strategy: strategy, request: unit.request, limits: limits)
+            plan = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
         }
         var inFlight: [(page: PageRequest, task: Task<PageLines, any Error>)] = []
         defer {
