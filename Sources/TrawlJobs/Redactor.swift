@@ -157,3 +157,29 @@ public struct Redactor: Sendable {
         return out
     }
 }
+
+extension Redactor {
+    /// `text` (a stored URL, a `Link` value, a captured JSON value) with each `NAME=REDACTED` query parameter that
+    /// `baseURL` (the unit's own URL, from the job) carries given its value there again: literal secrets are
+    /// never stored, and a resumed walk takes them from the job it is given.
+    ///
+    /// ```swift
+    /// Redactor.restoringLiterals("https://x.io/a?api_key=REDACTED&page=4", from: "https://x.io/a?api_key=k1")
+    /// // "https://x.io/a?api_key=k1&page=4"
+    /// ```
+    static func restoringLiterals(_ text: String, from baseURL: String) -> String {
+        let marker = "=" + Redaction.placeholder
+        guard text.contains(marker), let mark = baseURL.firstIndex(of: "?") else { return text }
+        var result = text
+        let query = baseURL[baseURL.index(after: mark)...].prefix { $0 != "#" }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[1] != Redaction.placeholder else { continue }
+            for separator in ["?", "&"] {
+                result = result.replacingOccurrences(
+                    of: separator + parts[0] + marker, with: separator + parts[0] + "=" + parts[1])
+            }
+        }
+        return result
+    }
+}

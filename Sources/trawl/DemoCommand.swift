@@ -69,7 +69,7 @@ struct Demo: AsyncParsableCommand {
         print("output: \(directory)/{\(demo.job.sources.map(\.name).joined(separator: ","))}.jsonl")
         guard report.failures.isEmpty, report.complete, verification.ok else {
             if !report.failures.isEmpty {
-                FileHandle.standardError.write(Data(JobSummary.failureText(report, retry: "trawl demo").utf8))
+                FileHandle.standardError.write(Data(TerminalText.safe(JobSummary.failureText(report, retry: "trawl demo")).utf8))
             }
             throw CLIFailure("error: the demo's output does not match what the server served")
         }

@@ -91,7 +91,7 @@ struct Extract: AsyncParsableCommand {
         output.flush()
         for sidePath in sides {
             let value = summary.captured[sidePath].map { String(decoding: $0.json, as: UTF8.self) } ?? "(missing)"
-            FileHandle.standardError.write(Data("\(sidePath): \(value)\n".utf8))
+            FileHandle.standardError.write(Data(TerminalText.safe("\(sidePath): \(value)\n").utf8))
         }
         if summary.collection == .missing {
             throw CLIFailure("error: \(JSONKeyPath(path)) is not in the document")

@@ -169,7 +169,7 @@ struct Fetch: AsyncParsableCommand {
         if let report { try JobSummary.writeReport(result, to: report) }
         if !quiet { print(JobSummary.text(result)) }
         if !result.failures.isEmpty || !result.complete {
-            FileHandle.standardError.write(Data(JobSummary.failureText(result, retry: retryCommand(result)).utf8))
+            FileHandle.standardError.write(Data(TerminalText.safe(JobSummary.failureText(result, retry: retryCommand(result))).utf8))
             throw ExitCode(1)
         }
     }
@@ -241,8 +241,36 @@ struct Fetch: AsyncParsableCommand {
     /// The same command with the state directory the failed run left, so only what is missing is fetched.
     private func retryCommand(_ report: JobReport) -> String {
         let command = Self.retryArguments(
-            Array(CommandLine.arguments.dropFirst()), addingState: state == nil ? report.stateDirectory : nil)
+            Self.redactingHeaders(Array(CommandLine.arguments.dropFirst())),
+            addingState: state == nil ? report.stateDirectory : nil)
         return (["trawl"] + command).map(JobSummary.shellQuoted).joined(separator: " ")
+    }
+
+    /// `arguments` with the values of credential headers (`-H 'Authorization: …'`, `--header=X-Api-Key:…`, any
+    /// name the origin rule treats as sensitive) shown as `REDACTED`: the retry command is printed.
+    static func redactingHeaders(_ arguments: [String]) -> [String] {
+        func redacted(_ header: String) -> String {
+            let (name, _) = HeaderOption.split(header)
+            return OriginGuard.isSensitive(name) ? name + ": " + Redaction.placeholder : header
+        }
+        var result: [String] = []
+        var takesHeader = false
+        for argument in arguments {
+            if takesHeader {
+                result.append(redacted(argument))
+                takesHeader = false
+            } else if argument == "-H" || argument == "--header" {
+                result.append(argument)
+                takesHeader = true
+            } else if argument.hasPrefix("--header=") {
+                result.append("--header=" + redacted(String(argument.dropFirst("--header=".count))))
+            } else if argument.hasPrefix("-H"), argument.count > 2 {
+                result.append("-H" + redacted(String(argument.dropFirst(2))))
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
     }
 
     /// `arguments` (without the program name) made into a retry: without `--restart`, which would throw the

@@ -182,7 +182,7 @@ extension Get {
                 for (name, value) in result.head.headers { head += "\(name): \(value)\r\n" }
                 FileHandle.standardOutput.write(Data((head + "\r\n").utf8))
             }
-            FileHandle.standardError.write(Data(Self.resumeNote(result, output: output).utf8))
+            FileHandle.standardError.write(Data(TerminalText.safe(Self.resumeNote(result, output: output)).utf8))
         } catch var error as TrawlError {
             bar.finish()
             let partial = output + ".part"

@@ -27,12 +27,12 @@ struct TrawlCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
             Foundation.exit(1)
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.safe(fullMessage(for: error)) + "\n").utf8))
             Foundation.exit(code == .validationFailure ? 2 : 1)
         }
     }

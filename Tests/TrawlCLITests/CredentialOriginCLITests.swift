@@ -192,4 +192,32 @@ struct CredentialOriginCLITests {
             #expect(result.stderr.contains("--stop-on-status"))
         }
     }
+
+    @Test("secrets written literally never reach the state, the report or stderr, and a resume still has them")
+    func literalSecretsRedacted() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // `token=T` makes every page demand `Authorization: Bearer T`; page 3 fails once.
+            let url = server.url("/paged/link?n=50&per_page=10&total=0&token=L1TERAL&api_key=K3YVALUE&fault_5xx=3")
+            let arguments = [
+                "fetch", "--url", url, "--items", "", "--paginate", "link", "-o", "out.jsonl", "--state", "st",
+                "--attempts", "1", "--report", "report.json", "-H", "Authorization: Bearer L1TERAL",
+                "-H", "X-Api-Key: HDRSECRET",
+            ]
+            let failed = try await trawl(arguments, in: workspace)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            var persisted = failed.stderr + failed.stdout + workspace.text("report.json")
+            let state = try FileManager.default.subpathsOfDirectory(atPath: workspace.path("st"))
+            #expect(!state.isEmpty)
+            for file in state { persisted += workspace.text("st/" + file) }
+            for secret in ["L1TERAL", "K3YVALUE", "HDRSECRET"] {
+                #expect(!persisted.contains(secret), "\(secret) was written or printed")
+            }
+            #expect(failed.stderr.contains("REDACTED"))
+            let resumed = try await trawl(arguments, in: workspace)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<50))
+        }
+    }
 }

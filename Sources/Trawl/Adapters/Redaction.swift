@@ -40,7 +40,9 @@ public enum Redaction {
         let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = pair[..<equals].removingPercentEncoding ?? String(pair[..<equals])
-            guard names.contains(name.lowercased()) || names.contains(name.lowercased().replacing("[]", with: ""))
+            guard names.contains(name.lowercased()) || names.contains(name.lowercased().replacing("[]", with: "")),
+                // A `${NAME}` placeholder (a job's redacted environment secret) is not a secret itself.
+                !pair[pair.index(after: equals)...].hasPrefix("${")
             else { return String(pair) }
             return pair[..<equals] + "=" + placeholder
         }

@@ -233,7 +233,10 @@ extension JobRunner {
         let redactor = job.redactor(environment: options.environment)
         self.init(
             units: try job.units(environment: options.environment), fingerprint: job.fingerprint,
-            settings: job.settings, options: options, redact: { redactor.redact($0) },
+            settings: job.settings, options: options,
+            // Secrets from the environment become ${NAME} (and come back on resume); secrets written literally in
+            // a URL (userinfo, api_key=…, token=…) become REDACTED, restored on resume from the job's own URL.
+            redact: { Redaction.text(redactor.redact($0), names: Redaction.defaultQueryNames) },
             unredact: { redactor.unredact($0) })
     }
 }

@@ -101,10 +101,12 @@ struct UnitDriver: Sendable {
         let origins = OriginGuard(trusted: settings.trustedOrigins, sensitiveHeaders: settings.sensitiveHeaders)
         // Userinfo in the URL becomes the Authorization header of every page of its origin (and of no other).
         let base = OriginGuard.movingUserInfoToHeader(unit.request)
+        let unredact = runner.unredact
+        let restore: (String) -> String = { Redactor.restoringLiterals(unredact($0), from: base.url) }
         var plan: PagePlan
         var openEnded = false
         if let first = state.first {
-            let response = try stored { try first.pageResponse(base: base, unredact: runner.unredact) }
+            let response = try stored { try first.pageResponse(base: base, unredact: restore) }
             plan = PagePlan(
                 strategy: strategy, resumingPlanned: response, pagesDone: state.pages, items: state.items,
                 limits: limits, origins: origins)
@@ -112,7 +114,7 @@ struct UnitDriver: Sendable {
             runner.metrics.planned(pages: (plan.pageTotal ?? 1) - state.pages)
         } else if state.pages > 0 {
             guard let stored = state.next else { return }
-            let next = try self.stored { try stored.pageRequest(base: base, unredact: runner.unredact) }
+            let next = try self.stored { try stored.pageRequest(base: base, unredact: restore) }
             plan = PagePlan(
                 strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
                 expectedItems: state.expectedItems, limits: limits, origins: origins, base: base)

@@ -1,0 +1,39 @@
+import Foundation
+import Trawl
+
+/// Text on its way to the terminal (stderr): credentials a URL carries literally (the values of `api_key`,
+/// `token`, `access_token`, `key`, `client_secret`, `signature`, `sig`, `password`… and `user:password@`) shown
+/// as `REDACTED`, and control characters a server may have put in a message (an escape sequence in a
+/// `Location`, a header or a body excerpt) shown escaped, so nothing reaches the terminal as a command.
+enum TerminalText {
+    /// `text` made safe to print: redacted, then escaped (newlines and tabs are kept).
+    ///
+    /// ```swift
+    /// TerminalText.safe("GET https://x.io/a?token=s3cret: \u{1B}]0;owned\u{07}")
+    /// // "GET https://x.io/a?token=REDACTED: \\u{1B}]0;owned\\u{07}"
+    /// ```
+    static func safe(_ text: String) -> String {
+        escapingControls(Redaction.text(text, names: Redaction.defaultQueryNames))
+    }
+
+    /// `text` with every control character but newline and tab written as `\u{XX}`: C0, DEL and C1 (which
+    /// some terminals read as CSI).
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value == 0x0A || value == 0x09 { return false }
+        return value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value)
+    }
+}

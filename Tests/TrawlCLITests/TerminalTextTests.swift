@@ -1,0 +1,35 @@
+import Testing
+@testable import trawl
+
+@Suite("What reaches the terminal")
+struct TerminalTextTests {
+    @Test("escape sequences and other controls a server sends are shown escaped; newlines and tabs stay")
+    func controlsEscaped() {
+        let hostile = "HTTP 500: \u{1B}]0;owned\u{07}\u{1B}[2J\rdone\u{7F}\u{9B}31m\nnext\tline"
+        let shown = TerminalText.safe(hostile)
+        #expect(shown == "HTTP 500: \\u{1B}]0;owned\\u{7}\\u{1B}[2J\\u{D}done\\u{7F}\\u{9B}31m\nnext\tline")
+        #expect(!shown.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D || $0.value == 0x9B })
+        #expect(TerminalText.safe("plain text, café ⚓") == "plain text, café ⚓")
+    }
+
+    @Test("credentials in URLs are shown as REDACTED: userinfo and the usual query parameter names")
+    func credentialsRedacted() {
+        let text = "GET https://al:pw@api.test/x?access_token=a1&client_secret=b2&sig=c3&password=d4&page=2 failed"
+        let shown = TerminalText.safe(text)
+        for secret in ["al:pw", "a1", "b2", "c3", "d4"] { #expect(!shown.contains(secret), "\(secret)") }
+        #expect(shown.contains("page=2"))
+    }
+
+    @Test("the printed retry command hides credential header values, whatever the spelling of the flag")
+    func retryHeaders() {
+        let arguments = [
+            "fetch", "-H", "Authorization: Bearer x", "--header", "X-Api-Key: y", "--header=Cookie: z",
+            "-HX-Auth-Token: w", "-H", "Accept: json",
+        ]
+        let shown = Fetch.redactingHeaders(arguments)
+        #expect(shown == [
+            "fetch", "-H", "Authorization: REDACTED", "--header", "X-Api-Key: REDACTED", "--header=Cookie: REDACTED",
+            "-HX-Auth-Token: REDACTED", "-H", "Accept: json",
+        ])
+    }
+}
