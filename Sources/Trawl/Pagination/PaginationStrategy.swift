@@ -32,6 +32,10 @@ public protocol PaginationStrategy: Sendable {
     func plannedPages(after first: PageResponse) -> PlannedPages?
     /// The total number of items, when the page says.
     func total(in page: PageResponse) -> Int?
+    /// What is wrong with a page's pagination data, when something is (a cursor that is an object, `has_more`
+    /// true with no cursor, a negative total): the walk fails there with this message rather than ending early
+    /// or guessing. `nil` (the default) when the data is usable.
+    func problem(in page: PageResponse) -> String?
 }
 
 extension PaginationStrategy {
@@ -39,6 +43,7 @@ extension PaginationStrategy {
     public func remaining(after first: PageResponse) -> [PageRequest]? { nil }
     public func plannedPages(after first: PageResponse) -> PlannedPages? { remaining(after: first).map(PlannedPages.init) }
     public func total(in page: PageResponse) -> Int? { nil }
+    public func problem(in page: PageResponse) -> String? { nil }
 }
 
 /// The pages after the first when the first tells how many there are: their number and each page made when it

@@ -94,21 +94,28 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case .page(let param, _, let sizeParam, let size, _, _, let pages):
             guard case .number(let number) = page.position else { return nil }
             if let pages, number >= pages.upperBound { return nil }
-            if let known = pageCount(page), number - firstNumber + 1 >= known { return nil }
-            guard page.itemCount > 0 else { return nil }
+            let known = pageCount(page)
+            if let known, number - firstNumber + 1 >= known { return nil }
+            // An empty page ends a walk without a total; with one, the total decides (an empty page in the middle
+            // of a collection that says it has more is not its end).
+            guard page.itemCount > 0 || known != nil || pages != nil else { return nil }
             return PageRequest(
                 request: pageRequest(page.request, param, number + 1, sizeParam, size), position: .number(number + 1))
         case .offset(let param, _, let limit, _):
-            guard case .offset(let offset) = page.position, page.itemCount > 0 else { return nil }
-            let next = offset + page.itemCount
-            if let total = total(in: page), next >= total { return nil }
-            if let limit, page.itemCount < limit { return nil }
+            guard case .offset(let offset) = page.position else { return nil }
+            let total = total(in: page)
+            // An empty page ends a walk unless a total says there is more and a limit says where it is.
+            let step = page.itemCount > 0 ? page.itemCount : (total != nil ? limit ?? 0 : 0)
+            guard step > 0 else { return nil }
+            let (next, overflow) = offset.addingReportingOverflow(step)
+            guard !overflow else { return nil }
+            if let total, next >= total { return nil }
+            if let limit, page.itemCount > 0, page.itemCount < limit, total == nil { return nil }
             return PageRequest(request: page.request.settingQuery(param, to: String(next)), position: .offset(next))
         case .cursor(let path, let param, let hasMore):
             if let hasMore, page.captured[hasMore]?.boolValue == false { return nil }
             // An empty cursor is the end: sent as `param=` it would ask for the first page again.
-            guard let value = page.captured[path], let cursor = value.stringValue ?? value.int64Value.map(String.init),
-                !cursor.trimmingCharacters(in: .whitespaces).isEmpty
+            guard let cursor = Self.cursorText(page.captured[path]), !cursor.trimmingCharacters(in: .whitespaces).isEmpty
             else { return nil }
             return PageRequest(request: page.request.settingQuery(param, to: cursor), position: .cursor(cursor))
         case .nextURL(let path):
@@ -169,6 +176,74 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case .cursor, .nextURL:
             return nil
         }
+    }
+
+    public func problem(in page: PageResponse) -> String? {
+        switch kind {
+        case .page(_, _, _, _, let totalPages, let totalItems, _):
+            return negative(page, totalPages) ?? negative(page, totalItems)
+        case .offset(_, _, let limit, let total):
+            if let problem = negative(page, total) { return problem }
+            if page.itemCount == 0, let known = self.total(in: page), limit == nil,
+                case .offset(let offset) = page.position, offset < known
+            {
+                return "the page at offset \(offset) is empty but '\(total?.description ?? "total")' says \(known) items; "
+                    + "without a limit the next offset is unknown"
+            }
+            return nil
+        case .cursor(let path, _, let hasMore):
+            let value = page.captured[path]
+            switch value {
+            case .object?, .array?, .bool?:
+                return "the next cursor at '\(path)' is \(Self.kindName(value)), not a string or a number"
+            default:
+                break
+            }
+            if let hasMore, page.captured[hasMore]?.boolValue == true,
+                (Self.cursorText(value) ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+            {
+                return "'\(hasMore)' is true but there is no next cursor at '\(path)'"
+            }
+            if let hasMore, let flag = page.captured[hasMore], flag != .null, flag.boolValue == nil {
+                return "'\(hasMore)' is \(Self.kindName(flag)), not true or false"
+            }
+            return nil
+        case .nextURL(let path):
+            switch page.captured[path] {
+            case nil, .null?, .string?: return nil
+            case let value?: return "the next page's URL at '\(path)' is \(Self.kindName(value)), not a string"
+            }
+        case .link:
+            return nil
+        }
+    }
+
+    /// A cursor's text: a string as it is, a number exactly as written (never through a 64-bit integer).
+    static func cursorText(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text)?: text
+        case .number(let text)?: text
+        default: nil
+        }
+    }
+
+    private static func kindName(_ value: JSONValue?) -> String {
+        switch value {
+        case .object?: "an object"
+        case .array?: "an array"
+        case .bool?: "a boolean"
+        case .number?: "a number"
+        case .string?: "a string"
+        case .null?, nil: "null"
+        }
+    }
+
+    /// The problem with a negative count at `path`.
+    private func negative(_ page: PageResponse, _ path: JSONKeyPath?) -> String? {
+        guard let path, let value = page.captured[path] else { return nil }
+        if let count = page.int(at: path), count < 0 { return "'\(path)' is \(count): a count cannot be negative" }
+        if case .number(let text) = value, text.hasPrefix("-") { return "'\(path)' is \(text): a count cannot be negative" }
+        return nil
     }
 
     public func total(in page: PageResponse) -> Int? {

@@ -233,6 +233,16 @@ package struct PagePlan: Sendable {
     /// it, when one follows.
     @discardableResult
     package mutating func completed(_ page: PageResponse) -> PagePosition? {
+        if let problem = strategy.problem(in: page) {
+            switch state {
+            case .awaitingFirst, .awaitingSerial, .planned:
+                count(page)
+                state = .failed(Self.unusable(page, index: pagesCompleted - 1, problem: problem))
+                return nil
+            case .start, .serial, .failed, .done:
+                return nil
+            }
+        }
         switch state {
         case .awaitingFirst:
             count(page)
@@ -352,6 +362,18 @@ package struct PagePlan: Sendable {
             method: first.request.method.rawValue, url: first.head.url)
         var error = PaginationError(position: first.position, index: 0, request: first.request, underlying: loop)
         error.kind = .pagination
+        return error
+    }
+
+    /// The failure of a page whose pagination data the strategy cannot use.
+    private static func unusable(_ page: PageResponse, index: Int, problem: String) -> PaginationError {
+        let bad = TrawlError(
+            code: .invalidBody, message: problem,
+            hint: "check the pagination key paths against the response; the pages before it were read",
+            method: page.request.method.rawValue, url: page.head.url)
+        var error = PaginationError(position: page.position, index: index, request: page.request, underlying: bad)
+        error.kind = .pagination
+        error.head = page.head
         return error
     }
 
