@@ -31,6 +31,9 @@ enum PagedFault {
         /// 404 with a JSON error body: a client error that is not retried, so the page fails for good until a
         /// later run asks again (after `fault_times` requests).
         case notFound = "404"
+        /// A complete HTTP response whose `Content-Length` covers about half the JSON: the transfer succeeds, the
+        /// document ends early (a server or proxy that cut the body and the length with it).
+        case short
 
         /// The kinds a rate can select, in the order they share the unit interval.
         static let byRate: [Kind] = [.tooManyRequests, .unavailable, .reset, .trunc]
@@ -83,6 +86,13 @@ enum PagedFault {
             cut.ending = kind == .reset ? .reset : kind == .hold ? .hold : .close
             cut.isFault = true
             return cut
+        case .short:
+            guard case .buffer(let body) = normal.body else { return normal }
+            let half = body.readableBytes / 2
+            var short = normal
+            short.body = .buffer(body.getSlice(at: body.readerIndex, length: half) ?? ByteBuffer())
+            short.headers = short.headers.map { $0.0.lowercased() == "content-length" ? ($0.0, String(half)) : $0 }
+            return short
         case .drip:
             guard case .buffer(let body) = normal.body else { return normal }
             let milliseconds = Int64(max(0, target.int("drip_ms") ?? 500))

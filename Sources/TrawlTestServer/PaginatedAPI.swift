@@ -35,6 +35,7 @@
 /// - `fault_trunc=P1,...`: the same, then a clean close (FIN): a truncated body.
 /// - `fault_hold=P1,...`: the same, then silence with the connection open (the client's stall timeout ends it).
 /// - `fault_drip=P1,...`: the correct response, its body in about ten pieces over `drip_ms` (default 500).
+/// - `fault_short=P1,...`: a complete response whose `Content-Length` (and body) is about half the JSON.
 /// - `fault_404=P1,...`: 404 with a JSON error body (not retried by clients: the page fails until asked again).
 /// - `rate_429=R`, `rate_5xx=R`, `rate_reset=R`, `rate_trunc=R` (R in 0...1): a page is faulty when a
 ///   hash (FNV-1a) of its whole request target, mapped to `0 ..< 1`, falls in the kind's share; the rates

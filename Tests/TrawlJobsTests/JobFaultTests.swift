@@ -33,7 +33,7 @@ struct JobFaultTests {
 
     @Test(
         "each fault kind on chosen pages, in every walk shape, is retried and leaves no trace in the output",
-        arguments: ["fault_5xx", "fault_reset", "fault_trunc", "fault_drip", "fault_429"])
+        arguments: ["fault_5xx", "fault_reset", "fault_trunc", "fault_short", "fault_drip", "fault_429"])
     func faultKinds(fault: String) async throws {
         try await TestServer.with { server in
             let directory = try temporaryDirectory()

@@ -337,6 +337,14 @@ package final class PageStream: @unchecked Sendable {
         let source = isStub ? "stubbed " : ""
         let reported: any Error
         switch error {
+        case let error as JSONError where error.code == .truncated:
+            // The body ended cleanly but its JSON did not (a short Content-Length, a proxy that cut it): a
+            // truncated transfer, worth another attempt, not a body that is wrong.
+            reported = TrawlError(
+                code: .truncated,
+                message: "the \(source)\(exchange.noun) ended before its JSON was complete: \(error)",
+                hint: "the body was cut short; it is retried like a dropped connection",
+                method: request.method.rawValue, url: head.url, underlying: error)
         case let error as JSONError:
             reported = TrawlError(
                 code: .invalidBody, message: "the \(source)\(exchange.noun) is not the expected JSON: \(error)",
