@@ -20,6 +20,7 @@ extension Job {
     /// source names repeat, or two units would have the same id.
     public func units(environment: [String: String]) throws(JobSpecError) -> [WorkUnit] {
         try validate()
+        try checkUnitCount()
         var units: [WorkUnit] = []
         var ids: Set<String> = []
         for (sourceIndex, source) in sources.enumerated() {
@@ -201,5 +202,34 @@ extension JobSource {
             result = result.flatMap { prefix in axis.values.map { prefix + [$0] } }
         }
         return result
+    }
+}
+
+extension Job {
+    /// The most units a job may expand to: each unit is held in memory (and in the checkpoint).
+    static let maxUnits = 1_000_000
+
+    /// Fails before anything is built when the matrices expand to more than ``maxUnits`` units (each axis may be
+    /// within its own limit while their product is not: 1,000 × 1,000 × 1,000 is a billion units).
+    func checkUnitCount() throws(JobSpecError) {
+        var total = 0
+        for (index, source) in sources.enumerated() {
+            var product = 1
+            for axis in source.matrix {
+                let (next, overflow) = product.multipliedReportingOverflow(by: max(1, axis.values.count))
+                product = overflow ? Int.max : next
+            }
+            let (sum, overflow) = total.addingReportingOverflow(product)
+            total = overflow ? Int.max : sum
+            guard product <= Self.maxUnits, total <= Self.maxUnits else {
+                let axes = source.matrix.map { "\($0.name): \($0.values.count)" }.joined(separator: " × ")
+                let count = product == Int.max ? "more than \(Int.max)" : "\(product)"
+                throw JobSpecError(
+                    field: "sources[\(index)].matrix",
+                    "the matrix expands to \(count) units (\(axes))\(product < total ? ", \(total) in the job" : ""), "
+                        + "more than the \(Self.maxUnits) a job may have",
+                    hint: "split the job, or use fewer or coarser axis values")
+            }
+        }
     }
 }

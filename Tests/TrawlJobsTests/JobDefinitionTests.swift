@@ -666,3 +666,46 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
 extension MatrixAxis {
     fileprivate func renamed(_ name: String) -> MatrixAxis { MatrixAxis(name: name, values: values) }
 }
+
+@Suite("Job limits and the new settings")
+struct JobLimitsTests {
+    @Test("a matrix whose product passes a million units is an error naming the axes, before anything is built")
+    func matrixProductCapped() throws {
+        let text = """
+            sources:
+              - name: s
+                url: "https://x.test/items?a={a}&b={b}&c={c}"
+                paginate: link
+                items: items
+                matrix: {a: "1..1000", b: "1..1000", c: "1..1000"}
+            """
+        let job = try parse(text)
+        do {
+            _ = try job.units(environment: [:])
+            Issue.record("expected the matrix to be refused")
+        } catch {
+            #expect(error.description.contains("the matrix expands to 1000000000 units (a: 1000 × b: 1000 × c: 1000)"))
+            #expect(error.description.contains("sources[0].matrix"))
+        }
+        // At the limit it is fine to ask (a thousand here, to keep the test fast).
+        let small = try parse(text.replacingOccurrences(of: "c: \"1..1000\"", with: "c: \"1..1\"")
+            .replacingOccurrences(of: "b: \"1..1000\"", with: "b: \"1..1\""))
+        #expect(try small.units(environment: [:]).count == 1000)
+    }
+
+    @Test("trusted_origins, sensitive_headers and stop_on_status are read from settings, and checked")
+    func newSettings() throws {
+        let job = try parse("""
+            settings:
+              trusted_origins: ["https://cdn.test"]
+              sensitive_headers: [X-Tenant-Key]
+              stop_on_status: [404, 410]
+            \(source(""))
+            """)
+        #expect(job.settings.trustedOrigins == ["https://cdn.test"])
+        #expect(job.settings.sensitiveHeaders == ["x-tenant-key"])
+        #expect(job.settings.stopStatuses == [404, 410])
+        #expect(fileError("settings:\n  trusted_origins: [ftp://x]\n" + source(""))?.description.contains("origin") == true)
+        #expect(fileError("settings:\n  stop_on_status: [1000]\n" + source(""))?.description.contains("not an HTTP status") == true)
+    }
+}
