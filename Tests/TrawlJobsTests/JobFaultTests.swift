@@ -202,6 +202,15 @@ struct JobFaultTests {
             #expect(failure.error.contains("already fetched as page index 1"), "\(failure.error)")
             // The cycle was caught when its cursor came back: three pages fetched, none twice.
             #expect(server.requestLog.filter { $0.target.contains("loop_to") }.count == 3)
+            // What the report says was kept is what was written: the two pages before the one that loops.
+            #expect(failure.keptPages == 2)
+            #expect(failure.keptItems == 20)
+            // A second run with the same state asks for the looping page again and fails again: it does not
+            // take the unit for finished.
+            let (again, _) = try await run(
+                [tokenUnit(0, ""), tokenUnit(1, "&loop_to=2")], settings: settings(), in: directory)
+            #expect(again.failures.count == 1)
+            #expect(!again.complete)
         }
     }
 

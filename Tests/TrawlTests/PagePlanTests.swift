@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Trawl
 
@@ -403,5 +404,49 @@ struct PagePlanOriginTests {
         let page = try #require(helper.requested(serial.next()))
         serial.completed(helper.response(page.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
         #expect(helper.requested(serial.next())?.page.position == .number(2))
+    }
+}
+
+@Suite("Userinfo and items before a failure")
+struct PipelineEdgeTests {
+    let helper = PagePlanTests()
+
+    @Test("userinfo in the start URL becomes the Authorization of every page of its origin")
+    func userInfoMoved() throws {
+        var plan = PagePlan(strategy: PaginationStyle.page(), request: Request(url: "https://al%40ice:pw@a.test/x"))
+        let first = try #require(helper.requested(plan.next()))
+        let basic = "Basic " + Data("al@ice:pw".utf8).base64EncodedString()
+        #expect(first.page.request.url == "https://a.test/x?page=1")
+        #expect(first.page.request.headers["Authorization"] == basic)
+        plan.completed(helper.response(first.page, items: 3))
+        let second = try #require(helper.requested(plan.next()))
+        #expect(second.page.request.headers["Authorization"] == basic)
+        // An Authorization header the caller set wins; the userinfo is dropped from the URL all the same.
+        var explicit = PagePlan(
+            strategy: PaginationStyle.page(),
+            request: Request(url: "https://u:p@a.test/x", headers: ["Authorization": "Bearer t"]))
+        let page = try #require(helper.requested(explicit.next()))
+        #expect(page.page.request.headers["Authorization"] == "Bearer t")
+        #expect(!page.page.request.url.contains("u:p"))
+    }
+
+    @Test("the items a page completed before its body turned bad are handed out before the error")
+    func itemsBeforeFailure() async throws {
+        let api = API(baseURL: "http://127.0.0.1:9", client: sharedClient, stubbing: .always)
+        // One chunk (a stub): the syntax error comes in the same feed as the two items before it.
+        let body = #"{"items":[{"id":1,"name":"item-1"},{"id":2,"name":"item-2"},{"id":3,x]}"#
+        var received: [Thing] = []
+        do {
+            for try await item in try await api.items(
+                of: StubbedThings(stub: .json(body)), as: Thing.self, at: "items", style: .page())
+            {
+                received.append(item)
+            }
+            Issue.record("expected the bad body to fail")
+        } catch let error as PaginationError {
+            #expect(error.index == 0)
+            #expect(error.jsonError != nil)
+        }
+        #expect(received == [Thing(id: 1, name: "item-1"), Thing(id: 2, name: "item-2")])
     }
 }
