@@ -33,6 +33,7 @@ measure() {
         measure yajl-raw "$work/yajl_baseline" "$file"
         measure extract "$bench" extract "$file"
         measure jsonl "$bench" jsonl "$file"
+        measure lines "$bench" lines "$file"
         measure decode "$bench" decode "$file"
         measure values "$bench" values "$file"
         measure foundation "$bench" foundation "$file"

@@ -60,7 +60,8 @@ public final class JSONExtractor {
     public let path: JSONKeyPath
     /// The key paths of the side fields captured.
     public let capturePaths: [JSONKeyPath]
-    let form: Form
+    /// How elements are recorded.
+    public let form: Form
     let limits: JSONLimits
     let parser: YajlParser
     var state: UnsafeMutablePointer<ParseState> { parser.state }
@@ -84,6 +85,8 @@ public final class JSONExtractor {
     /// Bytes given to yajl since the last token ended: a long token being assembled.
     var quietBytes = 0
     var delivered = 0
+    /// Where `feed(_:appendingLinesTo:)` appends the completed elements, during that call.
+    var lineSink: UnsafeMutablePointer<[UInt8]>?
     var terminalError: (any Error)?
     var finished = false
 
@@ -281,13 +284,18 @@ public final class JSONExtractor {
 
     private func deliver(_ onElement: (JSONElement) throws -> Void) throws {
         guard !state.pointee.completedEnds.isEmpty else { return }
+        if let lineSink {
+            delivered += state.pointee.takeLines(into: &lineSink.pointee)
+            return
+        }
+        let separator = state.pointee.separatorLength
         let (bytes, ends) = state.pointee.takeCompleted()
         var start = 0
         let isEvents = form == .values
         for end in ends {
             let element = JSONElement(index: delivered, bytes: bytes[start..<end], isEvents: isEvents)
             delivered += 1
-            start = end
+            start = end + separator
             try onElement(element)
         }
     }

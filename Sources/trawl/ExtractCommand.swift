@@ -56,7 +56,6 @@ struct Extract: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         var output = OutputBuffer()
-        let onElement: (JSONElement) -> Void = { element in output.appendLine(element.json) }
         let summary: JSONExtractor.Summary
         do {
             if let input {
@@ -70,16 +69,16 @@ struct Extract: AsyncParsableCommand {
                         }
                         break
                     }
-                    try extractor.feed(chunk[0..<n], onElement: onElement)
+                    try output.feed(chunk[0..<n], to: extractor)
                     output.flushIfFull()
                 }
             } else {
                 try await streamURL { chunk in
-                    try extractor.feed(chunk, onElement: onElement)
+                    try output.feed(chunk, to: extractor)
                     output.flushIfFull()
                 }
             }
-            summary = try extractor.finish(onElement: onElement)
+            summary = try output.finish(extractor)
         } catch {
             output.flush()  // the elements completed before a failure are kept, whatever failed
             if let error = error as? JSONError {
@@ -128,6 +127,19 @@ extension Extract {
 /// Lines collected in memory and written to stdout in large blocks.
 private struct OutputBuffer {
     private var bytes: [UInt8] = []
+
+    /// Feeds `chunk` to `extractor`, appending the elements it completes as lines (none with --count).
+    mutating func feed<Bytes: Sequence<UInt8>>(_ chunk: Bytes, to extractor: JSONExtractor) throws {
+        if extractor.form == .json {
+            try extractor.feed(chunk, appendingLinesTo: &bytes)
+        } else {
+            try extractor.feed(chunk)
+        }
+    }
+
+    mutating func finish(_ extractor: JSONExtractor) throws -> JSONExtractor.Summary {
+        extractor.form == .json ? try extractor.finish(appendingLinesTo: &bytes) : try extractor.finish()
+    }
 
     mutating func appendLine(_ line: ArraySlice<UInt8>) {
         bytes.append(contentsOf: line)

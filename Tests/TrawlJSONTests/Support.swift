@@ -37,7 +37,34 @@ func extract(
     } catch let error as JSONError {
         result.error = error
     }
+    if form == .json { try expectSameLines(bytes, result, path: path, capture: capture, limits: limits, cuts: cuts) }
     return result
+}
+
+/// `feed(_:appendingLinesTo:)` writes exactly the elements `feed(_:onElement:)` hands out, one per
+/// line, and fails the same way: every extraction of the tests checks the line path too.
+private func expectSameLines(
+    _ bytes: [UInt8], _ expected: Extraction, path: JSONKeyPath, capture: [JSONKeyPath], limits: JSONLimits,
+    cuts: [Int]
+) throws {
+    let extractor = try JSONExtractor(path: path, capture: capture, form: .json, limits: limits)
+    var lines: [UInt8] = []
+    var summary: JSONExtractor.Summary?
+    var failure: JSONError?
+    do {
+        var start = 0
+        for cut in cuts where cut >= start {
+            try extractor.feed(bytes[start..<cut], appendingLinesTo: &lines)
+            start = cut
+        }
+        summary = try extractor.finish(appendingLinesTo: &lines)
+    } catch let error as JSONError {
+        failure = error
+    }
+    let wanted = expected.lines.map { $0 + "\n" }.joined()
+    #expect(String(decoding: lines, as: UTF8.self) == wanted)
+    #expect(summary == expected.summary)
+    #expect(failure?.description == expected.error?.description)
 }
 
 func extract(

@@ -95,16 +95,37 @@ extension ParseState {
 
     // MARK: - Handing out elements
 
+    /// The bytes after each completed element: a line feed in the compact JSON form.
+    var separatorLength: Int { form == .json ? 1 : 0 }
+
     /// Copies the elements completed since the last call into one array, and returns it with the
-    /// end of each element in it; the element still being recorded moves to the buffer's front.
+    /// end of each element in it (each is followed by `separatorLength` bytes); the element still
+    /// being recorded moves to the buffer's front.
     mutating func takeCompleted() -> (bytes: [UInt8], ends: [Int]) {
         guard let last = completedEnds.last else { return ([], []) }
-        let bytes = element.copyBytes(0..<last)
+        let taken = last + separatorLength
+        let bytes = element.copyBytes(0..<taken)
         let ends = completedEnds
-        completedEnds.removeAll(keepingCapacity: true)
-        element.removeFirst(last)
-        if elementDepth >= 0 { rebaseElement(by: last) }
+        completedEnds = []
+        dropCompleted(taken)
         return (bytes, ends)
+    }
+
+    /// Appends the compact JSON elements completed since the last call to `lines`, each followed by
+    /// a line feed, in one copy. Returns how many there were.
+    mutating func takeLines(into lines: inout [UInt8]) -> Int {
+        guard let last = completedEnds.last else { return 0 }
+        let taken = last + separatorLength
+        lines.append(contentsOf: element.bytes(0..<taken))
+        let count = completedEnds.count
+        completedEnds.removeAll(keepingCapacity: true)
+        dropCompleted(taken)
+        return count
+    }
+
+    private mutating func dropCompleted(_ taken: Int) {
+        element.removeFirst(taken)
+        if elementDepth >= 0 { rebaseElement(by: taken) }
     }
 
     /// The size of the element being recorded so far.

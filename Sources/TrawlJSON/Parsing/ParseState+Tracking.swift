@@ -60,7 +60,11 @@ extension ParseState {
     }
 
     mutating func finishElement() {
-        if form != .count { completedEnds.append(element.count) }
+        if form != .count {
+            completedEnds.append(element.count)
+            // Compact JSON elements are recorded as lines, so that they can be handed out in one copy.
+            if form == .json { element.append(UInt8(ascii: "\n")) }
+        }
         elementCount += 1
         elementDepth = -1
         recording &= ~1

@@ -1,6 +1,7 @@
 // Measures TrawlJSON on one file. Usage: json-bench MODE FILE
 //   extract  — follow the document and count the elements at `items` (no recording)
 //   jsonl    — re-emit each element as compact JSON (a JSON Lines stream, counted not written)
+//   lines    — the same lines through `feed(_:appendingLinesTo:)` (what `trawl extract` and `trawl fetch` use)
 //   decode   — decode each element into `Item` with JSONItemDecoder
 //   values   — build a JSONValue for each element
 //   record   — record each element for decoding, without decoding it
@@ -29,7 +30,7 @@ struct Document: Decodable {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: json-bench extract|jsonl|decode|values|foundation FILE\n".utf8))
+    FileHandle.standardError.write(Data("usage: json-bench extract|jsonl|lines|decode|values|foundation FILE\n".utf8))
     exit(2)
 }
 let mode = arguments[1]
@@ -59,6 +60,20 @@ var items = 0
 var checksum = 0
 
 switch mode {
+case "lines":
+    let extractor = try JSONExtractor(path: "items", capture: ["next_cursor"], form: .json)
+    var output: [UInt8] = []
+    output.reserveCapacity(1 << 17)
+    bytes = try readChunks { chunk in
+        try extractor.feed(chunk, appendingLinesTo: &output)
+        if output.count >= 1 << 16 {
+            checksum &+= output.count
+            output.removeAll(keepingCapacity: true)
+        }
+    }
+    let summary = try extractor.finish(appendingLinesTo: &output)
+    checksum &+= output.count
+    items = summary.elementCount
 case "extract", "jsonl", "decode", "values", "record":
     let form: JSONExtractor.Form = mode == "extract" ? .countOnly : mode == "jsonl" ? .json : .values
     let extractor = try JSONExtractor(path: "items", capture: ["next_cursor"], form: form)
