@@ -7,12 +7,12 @@ import Foundation
 /// The `Decoder` over one recorded value. One instance serves a whole element: descending into a
 /// nested value moves `offset` and `path` and restores them afterwards, as `JSONDecoder` does.
 final class EventDecoder: Decoder, SingleValueDecodingContainer {
-    let reader: EventReader
+    private(set) var reader: EventReader
     var offset: Int
     var path: CodingPath
-    let options: JSONItemDecoder
+    private(set) var options: JSONItemDecoder
     /// Copied out of `options` so that key lookups do not touch the whole struct.
-    let keyMode: KeyMode
+    private(set) var keyMode: KeyMode
 
     enum KeyMode { case asIs, snakeCase, custom }
 
@@ -21,26 +21,50 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     var hintObject = -1
     var hintPosition = 0
     var hintIndex = 0
-    /// The coding paths and key indexes of the keyed containers made so far (see ``KeyedContainer``), by slot.
-    /// The first four live in the decoder itself: a decoder is made per item, and an array here cost a malloc
-    /// per item even for a flat one. Items with more keyed containers than that spill into `moreKeyedStates`.
-    private var keyedState0 = KeyedState.unused
-    private var keyedState1 = KeyedState.unused
-    private var keyedState2 = KeyedState.unused
-    private var keyedState3 = KeyedState.unused
-    private var moreKeyedStates: [KeyedState] = []
+    /// The state of the keyed containers made for the value being decoded (see ``KeyedContainer``), by slot.
+    private var keyedStates: UnsafeMutablePointer<KeyedState>
+    private var keyedCapacity = 4
     private var keyedStateCount = 0
+    /// The keyed containers made for the first slots, with their key type, kept for the next value decoded:
+    /// a container holds only this decoder and its slot, so the standard library's box around it (an
+    /// allocation and a generic metadata lookup per object) is made once per slot and key type.
+    private var boxes: [(key: ObjectIdentifier, box: AnyObject)?] = []
+    static let boxSlots = 8
 
     init(base: UnsafeRawPointer, offset: Int, path: CodingPath, options: JSONItemDecoder) {
         self.reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
         self.offset = offset
         self.path = path
         self.options = options
+        keyMode = Self.keyMode(options)
+        keyedStates = .allocate(capacity: keyedCapacity)
+    }
+
+    deinit {
+        keyedStates.deinitialize(count: keyedStateCount)
+        keyedStates.deallocate()
+    }
+
+    private static func keyMode(_ options: JSONItemDecoder) -> KeyMode {
         switch options.keyDecodingStrategy {
-        case .useDefaultKeys: keyMode = .asIs
-        case .convertFromSnakeCase: keyMode = .snakeCase
-        default: keyMode = .custom
+        case .useDefaultKeys: .asIs
+        case .convertFromSnakeCase: .snakeCase
+        default: .custom
         }
+    }
+
+    /// Readies a decoder used before for a new value, keeping its containers' boxes.
+    func reuse(base: UnsafeRawPointer, options: JSONItemDecoder) {
+        reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
+        offset = 0
+        path = .root
+        self.options = options
+        keyMode = Self.keyMode(options)
+        hintObject = -1
+        hintPosition = 0
+        hintIndex = 0
+        keyedStates.deinitialize(count: keyedStateCount)
+        keyedStateCount = 0
     }
 
     var codingPath: [any CodingKey] { path.keys }
@@ -52,7 +76,26 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         }
         // `[String: Value]` keeps its keys as they are whatever the key strategy, as in `JSONDecoder`.
         let keepKeys = keyMode != .asIs && ObjectIdentifier(Key.self) == DictionaryKeyProbe.keyType
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, start: offset, path: path, keepKeys: keepKeys))
+        return keyedContainer(Key.self, start: offset, path: path, keepKeys: keepKeys)
+    }
+
+    /// A keyed container over the object at `start`, in the box made for its slot before when there is one.
+    func keyedContainer<Key: CodingKey>(
+        _ type: Key.Type, start: Int, path: CodingPath, keepKeys: Bool = false
+    ) -> KeyedDecodingContainer<Key> {
+        let slot = addKeyedState(KeyedContainer<Key>.state(decoder: self, start: start, path: path, keepKeys: keepKeys))
+        // The box is reused by a bit cast, for which the container must be just its reference.
+        guard slot < Self.boxSlots, MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
+        else {
+            return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, slot: slot))
+        }
+        if slot < boxes.count, let cached = boxes[slot], cached.key == ObjectIdentifier(Key.self) {
+            return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, slot: slot))
+        while boxes.count <= slot { boxes.append(nil) }
+        boxes[slot] = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -65,45 +108,23 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     /// Records a keyed container's state and returns its slot.
-    func addKeyedState(_ state: KeyedState) -> Int {
+    private func addKeyedState(_ state: KeyedState) -> Int {
         let slot = keyedStateCount
-        switch slot {
-        case 0: keyedState0 = state
-        case 1: keyedState1 = state
-        case 2: keyedState2 = state
-        case 3: keyedState3 = state
-        default:
-            // An item with a few more nested objects would otherwise grow the array twice.
-            if moreKeyedStates.capacity == 0 { moreKeyedStates.reserveCapacity(4) }
-            moreKeyedStates.append(state)
+        if slot == keyedCapacity {
+            let grown = UnsafeMutablePointer<KeyedState>.allocate(capacity: keyedCapacity * 2)
+            grown.moveInitialize(from: keyedStates, count: slot)
+            keyedStates.deallocate()
+            keyedStates = grown
+            keyedCapacity *= 2
         }
+        (keyedStates + slot).initialize(to: state)
         keyedStateCount = slot + 1
         return slot
     }
 
-    /// The coding path of the keyed container in `slot`.
+    /// The state of the keyed container in `slot`.
     @inline(__always)
-    func keyedPath(_ slot: Int) -> CodingPath {
-        switch slot {
-        case 0: keyedState0.path
-        case 1: keyedState1.path
-        case 2: keyedState2.path
-        case 3: keyedState3.path
-        default: moreKeyedStates[slot - 4].path
-        }
-    }
-
-    /// The key index of the keyed container in `slot`, if it has one.
-    @inline(__always)
-    func keyedLookup(_ slot: Int) -> KeyLookup? {
-        switch slot {
-        case 0: keyedState0.lookup
-        case 1: keyedState1.lookup
-        case 2: keyedState2.lookup
-        case 3: keyedState3.lookup
-        default: moreKeyedStates[slot - 4].lookup
-        }
-    }
+    func keyed(_ slot: Int) -> UnsafeMutablePointer<KeyedState> { keyedStates + slot }
 
     // MARK: - Nested values
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -80,7 +82,58 @@ public struct JSONItemDecoder: Sendable {
         guard let base = events.baseAddress, !events.isEmpty else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "No value."))
         }
-        let decoder = EventDecoder(base: base, offset: 0, path: .root, options: self)
+        let decoder = DecoderPool.take()
+        decoder.reuse(base: base, options: self)
+        defer { DecoderPool.put(decoder) }
         return try decoder.unwrap(type, at: 0, path: .root)
+    }
+}
+
+/// Event decoders kept between the values decoded, so that an item costs no decoder and its objects no new
+/// container boxes (see `EventDecoder.keyedContainer`): a few slots, each holding one idle decoder, taken
+/// and given back with one atomic exchange. A value decoded while every slot is empty (several threads
+/// decoding, or a `Decodable` decoding another value inside its own `init(from:)`) gets a new decoder, which
+/// joins the pool afterwards if there is room.
+enum DecoderPool {
+    private static let slot0 = Atomic<UInt>(0)
+    private static let slot1 = Atomic<UInt>(0)
+    private static let slot2 = Atomic<UInt>(0)
+    private static let slot3 = Atomic<UInt>(0)
+
+    static func take() -> EventDecoder {
+        for slot in 0..<4 {
+            let bits = exchange(slot, 0)
+            if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+                return Unmanaged<EventDecoder>.fromOpaque(pointer).takeRetainedValue()
+            }
+        }
+        return EventDecoder(base: NullEvent.pointer, offset: 0, path: .root, options: JSONItemDecoder())
+    }
+
+    static func put(_ decoder: EventDecoder) {
+        let bits = UInt(bitPattern: Unmanaged.passRetained(decoder).toOpaque())
+        for slot in 0..<4 where compareExchange(slot, bits) { return }
+        Unmanaged<EventDecoder>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
+    }
+
+    @inline(__always)
+    private static func exchange(_ slot: Int, _ value: UInt) -> UInt {
+        switch slot {
+        case 0: slot0.exchange(value, ordering: .acquiring)
+        case 1: slot1.exchange(value, ordering: .acquiring)
+        case 2: slot2.exchange(value, ordering: .acquiring)
+        default: slot3.exchange(value, ordering: .acquiring)
+        }
+    }
+
+    /// Puts `value` in the slot if it is empty.
+    @inline(__always)
+    private static func compareExchange(_ slot: Int, _ value: UInt) -> Bool {
+        switch slot {
+        case 0: slot0.compareExchange(expected: 0, desired: value, ordering: .releasing).exchanged
+        case 1: slot1.compareExchange(expected: 0, desired: value, ordering: .releasing).exchanged
+        case 2: slot2.compareExchange(expected: 0, desired: value, ordering: .releasing).exchanged
+        default: slot3.compareExchange(expected: 0, desired: value, ordering: .releasing).exchanged
+        }
     }
 }

@@ -8,25 +8,30 @@
 /// it was made for.
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     unowned(unsafe) let decoder: EventDecoder
-    let start: Int
-    let count: Int
-    /// This container's slot in its decoder, which keeps its coding path and key index.
+    /// This container's slot in its decoder, which keeps its object, coding path and key index; the decoder
+    /// reuses the container (its box) for the same slot and key type in the next value it decodes.
     private let slot: Int
-    /// Whether the entry has a `KeyLookup` (keys as a custom key strategy turns them, or an index for objects
-    /// too large to scan).
-    private let hasLookup: Bool
+
+    private var state: UnsafeMutablePointer<KeyedState> { decoder.keyed(slot) }
+    /// The object's offset in the events, and its entry count.
+    var start: Int { state.pointee.start }
+    var count: Int { state.pointee.count }
+    var path: CodingPath { state.pointee.path }
     /// Keys are compared as they are, whatever the key strategy.
-    private let keepKeys: Bool
+    private var keepKeys: Bool { state.pointee.keepKeys }
+    /// The entry's `KeyLookup`, if it has one (keys as a custom key strategy turns them, or an index for
+    /// objects too large to scan).
+    private var lookup: KeyLookup? { state.pointee.hasLookup ? state.pointee.lookup : nil }
 
-    var path: CodingPath { decoder.keyedPath(slot) }
-    private var lookup: KeyLookup? { hasLookup ? decoder.keyedLookup(slot) : nil }
-
-    init(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool = false) {
+    init(decoder: EventDecoder, slot: Int) {
         self.decoder = decoder
-        self.start = start
-        self.count = decoder.reader.count(at: start)
+        self.slot = slot
+    }
+
+    /// What a container over the object at `start` keeps in its decoder's slot.
+    static func state(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool) -> KeyedState {
+        let count = decoder.reader.count(at: start)
         let keepKeys = keepKeys || decoder.keyMode == .asIs
-        self.keepKeys = keepKeys
         var converted: [String]?
         if !keepKeys, decoder.keyMode == .custom, case .custom(let convert) = decoder.options.keyDecodingStrategy {
             var keys: [String] = []
@@ -47,8 +52,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             lookup = KeyLookup(converted: converted, index: index)
         }
-        hasLookup = lookup != nil
-        slot = decoder.addKeyedState(KeyedState(path: path, lookup: lookup))
+        return KeyedState(
+            path: path, lookup: lookup, start: start, count: count, keepKeys: keepKeys, hasLookup: lookup != nil)
     }
 
     /// Calls `body` with each key's bytes and its value's offset, in document order.
@@ -88,6 +93,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         var wanted = key.stringValue
         let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
         let reader = decoder.reader
+        let start = self.start
+        let count = self.count
         let first = start + EventTag.containerHeaderSize
         return wanted.withUTF8 { utf8 in
             guard !reader.mayRepeatKeys(at: start) else {
@@ -263,7 +270,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard decoder.reader.tag(at: offset) == EventTag.object.rawValue else {
             throw decoder.mismatch([String: Any].self, at: offset, path: nestedPath)
         }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, start: offset, path: nestedPath))
+        return decoder.keyedContainer(NestedKey.self, start: offset, path: nestedPath)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -311,9 +318,10 @@ enum NullEvent {
 struct KeyedState {
     var path: CodingPath
     var lookup: KeyLookup?
-
-    /// A slot no container uses yet.
-    static var unused: KeyedState { KeyedState(path: .root, lookup: nil) }
+    var start: Int
+    var count: Int
+    var keepKeys: Bool
+    var hasLookup: Bool
 }
 
 /// What a keyed container needs beyond a linear scan.

@@ -102,9 +102,9 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         guard decoder.reader.tag(at: offset) == EventTag.object.rawValue else {
             throw decoder.mismatch([String: Any].self, at: offset, path: elementPath)
         }
-        let container = KeyedContainer<NestedKey>(decoder: decoder, start: offset, path: elementPath)
+        let container = decoder.keyedContainer(NestedKey.self, start: offset, path: elementPath)
         advance(past: offset)
-        return KeyedDecodingContainer(container)
+        return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
