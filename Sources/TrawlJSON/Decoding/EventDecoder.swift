@@ -60,7 +60,7 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         path = .root
         self.options = options
         keyMode = Self.keyMode(options)
-        hintObject = -1
+        hintObject = -1  // the previous value's hint points into other events
         hintPosition = 0
         hintIndex = 0
         keyedStates.deinitialize(count: keyedStateCount)
