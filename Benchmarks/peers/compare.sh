@@ -17,6 +17,7 @@
 # Usage: Benchmarks/peers/compare.sh [--quick] [ROUNDS]
 #   --quick: 1 round (unless ROUNDS is given), 10k requests, a 100 MB body, a 2,000-page walk.
 #   STREAM_ROUNDS=K runs (b) in the first K rounds (default 1: each 1 GB pass takes minutes).
+#   SECTIONS=LETTERS runs only those sections (default abcd), e.g. SECTIONS=c for the walk alone.
 #   PEERS_SWIFT_BUILD=0 skips the Swift peers (reported as not built); PEER_TIMEOUT (s, default 300) per run.
 # Installs what it needs: Debian packages (nginx-light, wrk, jq, libcurl4-openssl-dev, libssl-dev), a
 # virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, orjson, pycurl built against the system
@@ -36,6 +37,7 @@ fi
 conc=64
 walk_conc=16
 peer_timeout=${PEER_TIMEOUT:-300}
+sections=${SECTIONS:-abcd}  # SECTIONS=c measures only the paginated walk (the report's other tables are then empty)
 stream_rounds=${STREAM_ROUNDS:-1}  # (b) takes minutes per round at 1 GB: by default it runs in round 1 only
 export PATH="/opt/swift/usr/bin:$PATH"
 t_start=$(date +%s)
@@ -277,18 +279,26 @@ setup_secs=$(( $(date +%s) - t_start ))
 log "measuring: $rounds round(s), $requests requests per client (aiohttp/URLSession $slow_n, httpx $httpx_n)"
 t_measure=$(date +%s)
 for rd in $(seq 1 "$rounds"); do
-    log "round $rd/$rounds: (a) small JSON, HTTP/1.1"
-    small_round a "$rd" "$base" h1
-    log "round $rd/$rounds: (d) TLS HTTP/1.1"
-    small_round d1 "$rd" "https://127.0.0.1:$tls1" h1
-    log "round $rd/$rounds: (d) TLS HTTP/2"
-    small_round d2 "$rd" "https://127.0.0.1:$tls2" h2
-    if [ "$rd" -le "$stream_rounds" ]; then
+    if [[ $sections == *a* ]]; then
+        log "round $rd/$rounds: (a) small JSON, HTTP/1.1"
+        small_round a "$rd" "$base" h1
+    fi
+    if [[ $sections == *d* ]]; then
+        log "round $rd/$rounds: (d) TLS HTTP/1.1"
+        small_round d1 "$rd" "https://127.0.0.1:$tls1" h1
+        log "round $rd/$rounds: (d) TLS HTTP/2"
+        small_round d2 "$rd" "https://127.0.0.1:$tls2" h2
+    fi
+    if [[ $sections != *b* ]]; then
+        :
+    elif [ "$rd" -le "$stream_rounds" ]; then
         log "round $rd/$rounds: (b) streaming $((big_bytes / 1048576)) MB"
         stream_round "$rd"
     fi
-    log "round $rd/$rounds: (c) paginated walk"
-    walk_round "$rd"
+    if [[ $sections == *c* ]]; then
+        log "round $rd/$rounds: (c) paginated walk"
+        walk_round "$rd"
+    fi
 done
 measure_secs=$(( $(date +%s) - t_measure ))
 
