@@ -17,7 +17,8 @@
 # Usage: Benchmarks/peers/compare.sh [--quick] [ROUNDS]
 #   --quick: 1 round (unless ROUNDS is given), 10k requests, a 100 MB body, a 2,000-page walk.
 #   STREAM_ROUNDS=K runs (b) in the first K rounds (default 1: each 1 GB pass takes minutes).
-#   SECTIONS=LETTERS runs only those sections (default abcd), e.g. SECTIONS=c for the walk alone.
+#   SECTIONS=LETTERS runs only those sections (default abcd), e.g. SECTIONS=c for the walk alone; the table then
+#   goes to results/latest-LETTERS.md.
 #   PEERS_SWIFT_BUILD=0 skips the Swift peers (reported as not built); PEER_TIMEOUT (s, default 300) per run.
 # Installs what it needs: Debian packages (nginx-light, wrk, jq, libcurl4-openssl-dev, libssl-dev), a
 # virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, orjson, pycurl built against the system
@@ -347,6 +348,9 @@ meta = {
 json.dump(meta, open(sys.argv[1], "w"))
 PY
 mkdir -p "$here/results"
-tally report "$results" "$work/meta.json" | tee "$here/results/latest.md"
+# A run of some sections only writes results/latest-SECTIONS.md, leaving the full table in latest.md.
+report=$here/results/latest.md
+[ "$sections" = abcd ] || report=$here/results/latest-$sections.md
+tally report "$results" "$work/meta.json" | tee "$report"
 cp "$results" "$here/results/latest.jsonl"
-log "written: $here/results/latest.md (raw: results/latest.jsonl)"
+log "written: $report (raw: results/latest.jsonl)"
