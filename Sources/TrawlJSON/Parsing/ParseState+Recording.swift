@@ -106,7 +106,8 @@ extension ParseState {
         let taken = last + separatorLength
         let bytes = element.copyBytes(0..<taken)
         let ends = completedEnds
-        completedEnds = []
+        // One new buffer of the same capacity (the old one is shared with `ends`), not a regrowth from empty.
+        completedEnds.removeAll(keepingCapacity: true)
         dropCompleted(taken)
         return (bytes, ends)
     }
