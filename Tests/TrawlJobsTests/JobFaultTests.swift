@@ -214,6 +214,27 @@ struct JobFaultTests {
         }
     }
 
+    @Test("a page whose items pass the page byte limit fails as too large, not retried, the pages before it kept")
+    func pageByteLimit() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var unit = pagedUnit(server, "page", ordinal: 0, count: 30)
+            unit.request.url = server.url("/paged/page?n=30&per_page=10&tag=big&fault_times=0")
+            let output = directory + "/out.jsonl"
+            var options = JobRunOptions(output: .file(output), stateDirectory: directory + "/state")
+            // One page of ten tagged items is about 1.3 KB; the limit lets none through.
+            options.maxPageBytes = 500
+            let report = try await JobRunner(units: [unit], fingerprint: "limit", settings: settings(), options: options)
+                .run()
+            let failure = try #require(report.failures.first)
+            #expect(failure.error.contains("exceed 500 bytes"), "\(failure.error)")
+            #expect(failure.error.contains("--max-page-bytes"))
+            #expect(failure.attempts == 1)
+            #expect(fileText(output).isEmpty)
+        }
+    }
+
     @Test("a 4xx other than 408/429 is not retried")
     func clientErrorsAreFinal() async throws {
         try await TestServer.with { server in

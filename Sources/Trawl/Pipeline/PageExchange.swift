@@ -210,7 +210,6 @@ package final class PageStream: @unchecked Sendable {
     private var chunks: ResponseBody.AsyncIterator?
     private var stubBody: [UInt8]?
     private let extractor: JSONExtractor
-    private var elements = 0
     private var failure: PaginationError?
 
     init(
@@ -252,6 +251,46 @@ package final class PageStream: @unchecked Sendable {
     package func step(
         isolation actor: isolated (any Actor)? = #isolation, _ onElement: (JSONElement) throws -> Void
     ) async throws(PaginationError) -> Bool {
+        let extractor = extractor
+        return try await advance(
+            isolation: actor,
+            feed: { chunk in try extractor.feed(chunk, onElement: onElement) },
+            finish: { try extractor.finish(onElement: onElement) })
+    }
+
+    /// As ``step(_:)``, but the elements the chunk completes are appended to `lines` as compact JSON, one per line,
+    /// in one copy per chunk (the JSON Lines path: no element value per item). More than `limit` bytes in `lines`
+    /// fails the page as too large, with `hint`.
+    @discardableResult
+    package func stepLines(
+        isolation actor: isolated (any Actor)? = #isolation, into lines: inout [UInt8], limit: Int, hint: String
+    ) async throws(PaginationError) -> Bool {
+        let extractor = extractor
+        let request = page.request
+        func checkSize(_ lines: [UInt8]) throws {
+            guard lines.count > limit else { return }
+            throw TrawlError(
+                code: .tooLarge, message: "the \(exchange.noun)'s items exceed \(limit) bytes", hint: hint,
+                method: request.method.rawValue, url: request.url)
+        }
+        return try await advance(
+            isolation: actor,
+            feed: { chunk in
+                try extractor.feed(chunk, appendingLinesTo: &lines)
+                try checkSize(lines)
+            },
+            finish: {
+                let summary = try extractor.finish(appendingLinesTo: &lines)
+                try checkSize(lines)
+                return summary
+            })
+    }
+
+    /// One chunk through `feed`, or the end of the body through `finish`; failures recorded and thrown.
+    private func advance(
+        isolation actor: isolated (any Actor)?, feed: ([UInt8]) throws -> Void,
+        finish: () throws -> JSONExtractor.Summary
+    ) async throws(PaginationError) -> Bool {
         if let failure { throw failure }
         if response != nil { return false }
         let request = page.request
@@ -263,16 +302,10 @@ package final class PageStream: @unchecked Sendable {
         }
         do {
             if let chunk {
-                try extractor.feed(chunk) { element in
-                    elements += 1
-                    try onElement(element)
-                }
+                try feed(chunk)
                 return true
             }
-            let summary = try extractor.finish { element in
-                elements += 1
-                try onElement(element)
-            }
+            let summary = try finish()
             if summary.collection == .missing {
                 self.summary = summary
                 throw TrawlError(
@@ -280,7 +313,7 @@ package final class PageStream: @unchecked Sendable {
                     hint: "check the items key path against the response", method: request.method.rawValue,
                     url: head.url)
             }
-            finish(summary)
+            self.finish(summary)
             return false
         } catch let error as DecodingError {
             throw fail(.decoding, error)

@@ -38,23 +38,14 @@ struct PageLinesReader: Sendable {
     func read(_ pageRequest: PageRequest, index: Int) async throws(PaginationError) -> PageLines {
         let start = ContinuousClock.now
         let page = try await exchange.open(pageRequest, index: index)
-        let request = page.page.request
         var lines: [UInt8] = []
-        var ends: [Int] = []
-        let limit = maxPageBytes
-        let withMeta = metaPrefix != nil
-        let response = try await page.readToEnd { element in
-            lines.append(contentsOf: element.json)
-            if withMeta { ends.append(lines.count) }
-            lines.append(UInt8(ascii: "\n"))
-            if lines.count > limit {
-                throw TrawlError(
-                    code: .tooLarge, message: "the page's items exceed \(limit) bytes",
-                    hint: "raise --max-page-bytes or ask for smaller pages", method: request.method.rawValue,
-                    url: request.url)
-            }
-        }
+        while try await page.stepLines(
+            into: &lines, limit: maxPageBytes, hint: "raise --max-page-bytes or ask for smaller pages")
+        {}
+        let response = try await page.readToEnd { _ in }  // the body has ended: the page as the strategy sees it
         if let metaPrefix {
+            // Compact JSON has no raw newline inside a value: each one ends an item's line.
+            let ends = lines.indices.filter { lines[$0] == UInt8(ascii: "\n") }
             lines = wrap(lines, ends: ends, prefix: metaPrefix(index), captured: response.captured)
         }
         return PageLines(
