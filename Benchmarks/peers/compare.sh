@@ -17,6 +17,7 @@
 # Usage: Benchmarks/peers/compare.sh [--quick] [ROUNDS]
 #   --quick: 1 round (unless ROUNDS is given), 10k requests, a 100 MB body, a 2,000-page walk.
 #   STREAM_ROUNDS=K runs (b) in the first K rounds (default 1: each 1 GB pass takes minutes).
+#   TRAWL_BASE=PATH also runs an older trawl binary's fetch and bench --items in walk (c), in the same rounds.
 #   SECTIONS=LETTERS runs only those sections (default abcd), e.g. SECTIONS=c for the walk alone; the table then
 #   goes to results/latest-LETTERS.md.
 #   PEERS_SWIFT_BUILD=0 skips the Swift peers (reported as not built); PEER_TIMEOUT (s, default 300) per run.
@@ -269,6 +270,14 @@ walk_round() {  # walk_round ROUND
     rm -f "$work/walk.jsonl"
     run_peer c "$rd" "trawl bench --items (count only)" trawl-bench-items 0 "$trawl" bench "$u" --items items \
         --paginate page --total-pages total_pages -c "$walk_conc" -n "$walk_pages" --json
+    if [ -n "${TRAWL_BASE:-}" ]; then  # an older trawl binary, side by side (a refactor must not lose throughput)
+        run_peer c "$rd" "trawl fetch, TRAWL_BASE" "items:$walk_items" 0 "$TRAWL_BASE" fetch --url "$u" \
+            --items items --paginate page --total-pages total_pages -c "$walk_conc" --per-host "$walk_conc" \
+            -o "$work/walk.jsonl" -q
+        rm -f "$work/walk.jsonl"
+        run_peer c "$rd" "trawl bench --items, TRAWL_BASE" trawl-bench-items 0 "$TRAWL_BASE" bench "$u" \
+            --items items --paginate page --total-pages total_pages -c "$walk_conc" -n "$walk_pages" --json
+    fi
     py_peer c "$rd" "python aiohttp + json.loads + dataclass" json "$walk_items" walk.py aiohttp "$u" "$walk_conc" json
     if [ -n "$pycurl_error" ]; then fail_peer c "$rd" "python pycurl + json.loads + dataclass" "$pycurl_error"; else
         py_peer c "$rd" "python pycurl + json.loads + dataclass" json "$walk_items" walk.py pycurl "$u" "$walk_conc" json
