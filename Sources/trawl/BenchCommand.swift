@@ -71,6 +71,21 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    @Flag(help: "No live panel on the terminal while the run goes (the summary is still printed).")
+    var quiet = false
+
+    @Option(help: "Seconds per row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight).")
+    var interval: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "A budget the run must meet, such as p99<250ms, errors<0.1%, rps>5000, status_5xx=0 (repeatable).",
+            discussion: "Each prints pass or FAIL with the measured value; any failure exits 3."))
+    var threshold: [String] = []
+
+    @Option(help: "Write the latency percentile distribution to FILE in HdrHistogram's .hgrm format (ms).")
+    var hgrm: String?
+
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
@@ -94,6 +109,11 @@ struct Bench: AsyncParsableCommand {
         if let duration, duration > 1e6 { throw ValidationError("-d must be at most 1000000 seconds") }
         if let warmup, warmup > 1e6 { throw ValidationError("--warmup must be at most 1000000 seconds") }
         if let rate, rate > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
+        if let interval, !(interval >= 0.1) || !(interval <= 86_400) {
+            throw ValidationError("--interval must be from 0.1 to 86400 seconds, not \(interval)")
+        }
+        _ = try thresholds()
+        if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
         try HeaderOption.validate(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
@@ -161,16 +181,28 @@ struct Bench: AsyncParsableCommand {
         let defaultLimit: BenchRunner.Limit = rate == nil ? .requests(20_000) : .duration(.seconds(10))
         let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }
             ?? requests.map { .requests($0) } ?? defaultLimit
-        var runner = BenchRunner(client: client, urls: targets, target: target, concurrency: concurrency, limit: limit)
-        runner.warmup = .nanoseconds(Int64((warmup ?? 0) * 1e9))
+        let warmupSpan = Duration.nanoseconds(Int64((warmup ?? 0) * 1e9))
+        let recorder = BenchRecorder(
+            origin: .now + warmupSpan, interval: .nanoseconds(Int64((interval ?? 1) * 1e9)))
+        var runner = BenchRunner(
+            client: client, urls: targets, target: target, concurrency: concurrency, limit: limit, recorder: recorder)
+        runner.warmup = warmupSpan
         runner.rate = rate
-        let report = await runner.run()
-        try await server?.shutdown()
-        if json {
-            print(report.json())
-        } else {
-            print(report.table(embeddedServer: server != nil))
+        let plan: BenchPanel.Plan = switch limit {
+        case .duration(let span): .seconds(BenchReport.seconds(span))
+        case .requests(let count): .requests(count)
         }
-        if report.completed == 0 { throw CLIFailure("error: no request succeeded") }
+        let panel = BenchPanel(
+            recorder: recorder, plan: plan, draws: BenchPanel.shouldDraw(json: json, quiet: quiet))
+        let configured = runner
+        let report = await BenchInterrupt.run(recorder: recorder) {
+            let ticker = Task { await panel.run() }
+            let report = await configured.run()
+            ticker.cancel()
+            await ticker.value
+            return report
+        }
+        try await server?.shutdown()
+        try finish(report, embeddedServer: server != nil)
     }
 }

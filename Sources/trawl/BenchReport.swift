@@ -56,6 +56,13 @@ struct BenchReport {
     var warmupSeconds: Double = 0
     /// Requests sent during the warm-up (not measured).
     var warmupRequests = 0
+    /// One row per `--interval` (the last one may be shorter).
+    var intervals: [BenchRecorder.Row] = []
+    var intervalSeconds: Double = 1
+    /// libcurl's phase timings of the measured requests.
+    var phases: BenchRecorder.Phases?
+    /// Stopped by Ctrl-C before the planned end.
+    var interrupted = false
 
     /// How late a start may be before it counts as late (timer jitter).
     static let lateTolerance: Duration = .milliseconds(1)
@@ -82,7 +89,7 @@ struct BenchReport {
 
     var non2xx: Int { statuses.filter { !(200..<300).contains($0.key) }.values.reduce(0, +) }
 
-    func table(embeddedServer: Bool) -> String {
+    func table(embeddedServer: Bool, allIntervals: Bool = false) -> String {
         func number(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
         let errorText = errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -122,11 +129,13 @@ struct BenchReport {
             "  errors        \(errorText)",
         ]
         if non2xx > 0 { lines.append("  note          \(non2xx) responses were not 2xx") }
+        if interrupted { lines.append("  note          stopped by Ctrl-C: these are the requests measured until then") }
+        lines += latencyPictureLines(allIntervals: allIntervals)
         return lines.joined(separator: "\n")
     }
 
-    func json() -> String {
-        let object: [String: Any] = [
+    func json(extra: [String: Any] = [:]) -> String {
+        var object: [String: Any] = [
             "urls": urls,
             "concurrency": concurrency,
             "loops": loops,
@@ -154,6 +163,8 @@ struct BenchReport {
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,
         ]
+        object.merge(latencyPictureJSON()) { _, new in new }
+        object.merge(extra) { _, new in new }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
             return "{}"
         }

@@ -35,6 +35,8 @@ struct BenchRunner: Sendable {
     var warmup: Duration = .zero
     /// Requests/s of the open model; `nil` for the closed model.
     var rate: Double?
+    /// Per-interval rows, phase timings and live counters; its origin is the end of the warm-up.
+    let recorder: BenchRecorder
 
     private final class Ticket: Sendable {
         let next = Atomic<Int>(0)
@@ -83,8 +85,8 @@ struct BenchRunner: Sendable {
 
     func run() async -> BenchReport {
         let clock = ContinuousClock()
-        let start = clock.now
-        let measureFrom = start + warmup
+        let measureFrom = recorder.origin
+        let start = measureFrom - warmup
         let cpuBefore = BenchReport.cpuTime()
         var results: WorkerResult
         var unsent = 0
@@ -107,6 +109,7 @@ struct BenchRunner: Sendable {
             results = await flows(requests: requests, items: items, style: style, clock: clock, measureFrom: measureFrom)
         }
         let end = clock.now
+        let recorded = recorder.finish(at: end)
         let cpu = BenchReport.cpuTime() - (results.cpuAtMeasurementStart ?? cpuBefore)
         var report = BenchReport(
             urls: urls, concurrency: concurrency, mode: rate == nil ? .closed : .open,
@@ -123,6 +126,10 @@ struct BenchRunner: Sendable {
         report.unsent = unsent
         report.warmupSeconds = BenchReport.seconds(warmup)
         report.warmupRequests = results.warmupRequests
+        report.intervals = recorded.rows
+        report.intervalSeconds = Double(recorder.intervalNanoseconds) / 1e9
+        report.phases = recorded.phases
+        report.interrupted = recorder.isStopped
         return report
     }
 
@@ -171,21 +178,34 @@ struct BenchRunner: Sendable {
                             if index >= maxRequests { break }
                             if let deadline, clock.now >= deadline { break }
                         }
+                        if recorder.isStopped { break }
                         let began = clock.now
+                        if !warmingUp { recorder.began() }
                         do {
                             let response = try await client.send(requests[index % requests.count])
                             if warmingUp {
                                 result.warmupRequests += 1
                                 continue
                             }
-                            result.latencies.recordLatency(began.duration(to: clock.now))
+                            let now = clock.now
+                            let latency = began.duration(to: now)
+                            result.latencies.recordLatency(latency)
                             result.bytes += response.body.count
                             result.statuses[response.status, default: 0] += 1
+                            recorder.ended(
+                                at: now, latency: latency, bytes: response.body.count, status: response.status,
+                                timings: response.timings)
                         } catch {
                             if warmingUp {
                                 result.warmupRequests += 1
                                 continue
                             }
+                            // After Ctrl-C, the cancelled requests are not errors of the server.
+                            if recorder.isStopped {
+                                recorder.abandoned()
+                                break
+                            }
+                            recorder.endedWithError(at: clock.now)
                             result.count(error)
                         }
                     }
@@ -199,48 +219,6 @@ struct BenchRunner: Sendable {
     }
 
     // MARK: Open model on URLs
-
-    /// When each request is due: ticket `i` at `start + i / rate`. Tickets before `warmupTickets` are the
-    /// warm-up; `endTicket` is the first ticket not to send.
-    struct Schedule: Sendable {
-        let start: ContinuousClock.Instant
-        let rate: Double
-        let warmupTickets: Int
-        let endTicket: Int
-        /// With -d: nothing starts at or after this instant.
-        let deadline: ContinuousClock.Instant?
-
-        init(start: ContinuousClock.Instant, rate: Double, warmup: Duration, limit: Limit) {
-            self.start = start
-            self.rate = rate
-            let warmupTickets = Self.tickets(before: warmup, rate: rate)
-            self.warmupTickets = warmupTickets
-            switch limit {
-            case .requests(let count):
-                endTicket = count > Int.max - warmupTickets ? Int.max : warmupTickets + count
-                deadline = nil
-            case .duration(let span):
-                endTicket = Self.tickets(before: warmup + span, rate: rate)
-                deadline = start + warmup + span
-            }
-        }
-
-        func offset(_ ticket: Int) -> Duration {
-            .nanoseconds(Int64((Double(ticket) * 1e9 / rate).rounded()))
-        }
-
-        func due(_ ticket: Int) -> ContinuousClock.Instant { start + offset(ticket) }
-
-        /// How many tickets are due strictly before `span` after the start.
-        static func tickets(before span: Duration, rate: Double) -> Int {
-            let seconds = BenchReport.seconds(span)
-            var count = max(0, Int((seconds * rate).rounded(.up)))
-            func offset(_ ticket: Int) -> Duration { .nanoseconds(Int64((Double(ticket) * 1e9 / rate).rounded())) }
-            while count > 0, offset(count - 1) >= span { count -= 1 }
-            while offset(count) < span { count += 1 }
-            return count
-        }
-    }
 
     private func openModel(requests: [Request], schedule: Schedule, clock: ContinuousClock) async -> WorkerResult {
         let ticket = Ticket()
@@ -257,6 +235,7 @@ struct BenchRunner: Sendable {
                         if clock.now < due {
                             try? await clock.sleep(until: due, tolerance: nil)
                         }
+                        if recorder.isStopped { break }
                         let began = clock.now
                         // Past the end of -d, only a request that is (about) on time still goes out: the
                         // backlog of late ones is reported as never started.
@@ -266,24 +245,36 @@ struct BenchRunner: Sendable {
                             break
                         }
                         let measured = index >= schedule.warmupTickets
+                        let lateness = due.duration(to: began)
+                        let late = lateness > BenchReport.lateTolerance
+                        if measured { recorder.began() }
                         do {
                             let response = try await client.send(requests[index % requests.count])
                             guard measured else {
                                 result.warmupRequests += 1
                                 continue
                             }
-                            result.latencies.recordLatency(due.duration(to: clock.now))
+                            let now = clock.now
+                            let latency = due.duration(to: now)
+                            result.latencies.recordLatency(latency)
                             result.bytes += response.body.count
                             result.statuses[response.status, default: 0] += 1
+                            recorder.ended(
+                                at: now, latency: latency, bytes: response.body.count, status: response.status,
+                                timings: response.timings, late: late)
                         } catch {
                             guard measured else {
                                 result.warmupRequests += 1
                                 continue
                             }
+                            if recorder.isStopped {
+                                recorder.abandoned()
+                                break
+                            }
+                            recorder.endedWithError(at: clock.now, late: late)
                             result.count(error)
                         }
-                        let lateness = due.duration(to: began)
-                        if lateness > BenchReport.lateTolerance { result.lateStarts += 1 }
+                        if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)
                     }
                     return result
@@ -318,7 +309,7 @@ struct BenchRunner: Sendable {
                         var flowMeasured = true
                         var measured = true
                         var action = plan.next()
-                        walk: while true {
+                        walk: while !recorder.isStopped {
                             switch action {
                             case .request(let current, let index):
                                 measured = clock.now >= measureFrom
@@ -337,6 +328,7 @@ struct BenchRunner: Sendable {
                                         result.warmupRequests += 1
                                     } else {
                                         result.latencies.recordLatency(began.duration(to: clock.now))
+                                        recorder.recordPage(response.head, bytes: page.byteCount, began: began)
                                         result.bytes += page.byteCount
                                         result.statuses[response.head.status, default: 0] += 1
                                         result.items += response.itemCount
@@ -347,13 +339,15 @@ struct BenchRunner: Sendable {
                                 } catch {
                                     if !measured {
                                         result.warmupRequests += 1
-                                    } else if error.kind == .status, let status = error.head?.status {
+                                    } else if error.kind == .status, let head = error.head {
                                         // A rejected page is counted by its status, not as an error; it ends the
                                         // flow.
                                         result.latencies.recordLatency(began.duration(to: clock.now))
-                                        result.statuses[status, default: 0] += 1
+                                        recorder.recordPage(head, bytes: 0, began: began)
+                                        result.statuses[head.status, default: 0] += 1
                                     } else {
                                         result.count(error)
+                                        recorder.recordPageError()
                                     }
                                     break walk
                                 }

@@ -17,7 +17,8 @@ struct TrawlCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage.
+    /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage; bench adds 3 (a
+    /// threshold failed) and 130 (stopped by Ctrl-C).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -29,6 +30,9 @@ struct TrawlCommand: AsyncParsableCommand {
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
             Foundation.exit(1)
+        } catch let exit as ExitCode {
+            // An exit status chosen by the command (bench: 3 for a failed threshold, 130 after Ctrl-C).
+            Foundation.exit(exit == .validationFailure ? 2 : exit.rawValue)
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }

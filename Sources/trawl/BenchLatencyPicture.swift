@@ -1,0 +1,156 @@
+import Foundation
+import Histogram
+
+/// The whole latency picture of a bench run: every percentile up to p99.99, a histogram drawn in the terminal
+/// (oha's style), libcurl's phase timings and the per-interval rows; the same numbers in the JSON.
+extension BenchReport {
+    /// The percentiles the summary and the JSON carry, with their JSON names.
+    static let summaryPercentiles: [(name: String, value: Double)] = [
+        ("p50", 50), ("p75", 75), ("p90", 90), ("p95", 95), ("p99", 99), ("p99.9", 99.9), ("p99.99", 99.99),
+        ("max", 100),
+    ]
+
+    /// Buckets of the terminal histogram.
+    static let histogramBuckets = 10
+
+    struct HistogramBucket: Equatable {
+        /// Milliseconds: the bucket holds latencies above `from` up to `to` (the first one includes `from`).
+        var from: Double
+        var to: Double
+        var count: Int
+    }
+
+    /// Latencies in equal-width buckets from the smallest to the largest recorded (as oha draws them).
+    func histogramBuckets() -> [HistogramBucket] {
+        guard latencies.totalCount > 0 else { return [] }
+        let low = latencies.min
+        let high = latencies.maxRecorded
+        let count = high > low ? Self.histogramBuckets : 1
+        let width = Double(high - low) / Double(count)
+        var buckets = (0..<count).map { index in
+            HistogramBucket(
+                from: (Double(low) + width * Double(index)) / 1000,
+                to: (Double(low) + width * Double(index + 1)) / 1000, count: 0)
+        }
+        for value in latencies.recordedValues() {
+            // A bin stands for its highest equivalent value, clamped to the largest one recorded.
+            let micros = Double(Swift.min(latencies.highestEquivalentForValue(value.value), high))
+            let index = width > 0 ? Int(((micros - Double(low)) / width).rounded(.up)) - 1 : 0
+            buckets[Swift.max(0, Swift.min(count - 1, index))].count += Int(value.count)
+        }
+        return buckets
+    }
+
+    /// Mean and p99 of one phase, in milliseconds.
+    static func phaseSummary(_ histogram: BenchHistogram) -> (mean: Double, p99: Double) {
+        guard histogram.totalCount > 0 else { return (0, 0) }
+        return (histogram.mean / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
+    }
+
+    func phaseSummaries() -> [(name: String, mean: Double, p99: Double)] {
+        guard let phases else { return [] }
+        return [
+            ("dns", phases.dns), ("connect", phases.connect), ("tls", phases.tls), ("first_byte", phases.firstByte),
+        ].map { name, histogram in
+            let summary = Self.phaseSummary(histogram)
+            return (name, summary.mean, summary.p99)
+        }
+    }
+
+    var meanMilliseconds: Double { latencies.totalCount > 0 ? latencies.mean / 1000 : 0 }
+
+    /// The lines the table adds after its fields. The interval rows are all printed when `allIntervals`, else
+    /// only when there are at most 30 of them.
+    func latencyPictureLines(allIntervals: Bool) -> [String] {
+        func ms(_ value: Double) -> String { String(format: "%.2f", value) }
+        var lines = [
+            "  percentiles   "
+                + Self.summaryPercentiles.map { "\($0.name) \(ms(percentile($0.value)))" }.joined(separator: "  ")
+                + "  mean \(ms(meanMilliseconds)) (ms)",
+        ]
+        let phaseSummaries = phaseSummaries()
+        if !phaseSummaries.isEmpty, completed > 0 {
+            lines.append(
+                "  phases ms     "
+                    + phaseSummaries.map { "\($0.name) \(ms($0.mean))/\(ms($0.p99))" }.joined(separator: "  ")
+                    + " (mean/p99 from the transfer's start)")
+        }
+        let buckets = histogramBuckets()
+        if !buckets.isEmpty {
+            lines.append("")
+            lines.append("Latency histogram (ms):")
+            let largest = max(1, buckets.map(\.count).max() ?? 1)
+            let countWidth = String(largest).count
+            for bucket in buckets {
+                let bar = String(repeating: "■", count: Int((Double(bucket.count) / Double(largest) * 40).rounded()))
+                let count = String(bucket.count)
+                lines.append(
+                    "  " + String(format: "%10.3f", bucket.to) + " ["
+                        + String(repeating: " ", count: countWidth - count.count) + count + "] |" + bar)
+            }
+        }
+        if !intervals.isEmpty {
+            lines.append("")
+            if allIntervals || intervals.count <= 30 {
+                lines.append("Intervals (\(String(format: "%g", intervalSeconds)) s each):")
+                lines.append(
+                    "          from-to s   requests   errors      bytes    p50 ms    p99 ms    max ms  in flight")
+                for row in intervals {
+                    lines.append(
+                        String(
+                            format: "  %9.2f-%-8.2f %10d %8d %10d %9.2f %9.2f %9.2f %10d", row.start, row.end, row.requests,
+                            row.errors, row.bytes, Double(row.p50) / 1000, Double(row.p99) / 1000,
+                            Double(row.max) / 1000, row.inFlight))
+                }
+            } else {
+                lines.append(
+                    "Intervals: \(intervals.count) rows of \(String(format: "%g", intervalSeconds)) s "
+                        + "(print them with --interval, or see --json / --report)")
+            }
+        }
+        return lines
+    }
+
+    /// The JSON keys of the latency picture (documented in README's benchmarking section).
+    func latencyPictureJSON() -> [String: Any] {
+        var percentiles: [String: Any] = [:]
+        for entry in Self.summaryPercentiles { percentiles[entry.name] = percentile(entry.value) }
+        percentiles["mean"] = meanMilliseconds
+        var phasesObject: [String: Any] = [:]
+        for phase in phaseSummaries() { phasesObject[phase.name] = ["mean": phase.mean, "p99": phase.p99] }
+        var distribution: [[String: Any]] = []
+        if latencies.totalCount > 0 {
+            for point in latencies.percentiles(ticksPerHalfDistance: 5) {
+                distribution.append([
+                    "percentile": point.percentileLevelIteratedTo, "ms": Double(point.value) / 1000,
+                    "count": Int(point.totalCountToThisValue),
+                ])
+            }
+        }
+        let classes = ["1xx", "2xx", "3xx", "4xx", "5xx"]
+        return [
+            "percentiles_ms": percentiles,
+            "histogram_ms": histogramBuckets().map { ["from": $0.from, "to": $0.to, "count": $0.count] },
+            "phases_ms": phasesObject,
+            "distribution_ms": distribution,
+            "interval_s": intervalSeconds,
+            "intervals": intervals.map { row -> [String: Any] in
+                [
+                    "start_s": row.start, "end_s": row.end, "requests": row.requests, "errors": row.errors,
+                    "bytes": row.bytes, "p50_ms": Double(row.p50) / 1000, "p99_ms": Double(row.p99) / 1000,
+                    "max_ms": Double(row.max) / 1000, "in_flight": row.inFlight,
+                    "statuses": Dictionary(uniqueKeysWithValues: zip(classes, row.statusClasses)),
+                ]
+            },
+            "interrupted": interrupted,
+        ]
+    }
+
+    /// The latency percentile distribution in HdrHistogram's `.hgrm` text format (milliseconds), as its
+    /// plotters read it.
+    func hgrm() -> String {
+        var text = ""
+        latencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
+        return text
+    }
+}

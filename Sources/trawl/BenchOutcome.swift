@@ -1,0 +1,84 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+
+/// After a bench run: the summary, the thresholds, the `.hgrm` file and the exit status (0; 1 when no request
+/// succeeded; 3 when a threshold failed; 130 after Ctrl-C).
+extension Bench {
+    func thresholds() throws -> [BenchThreshold] {
+        do {
+            return try threshold.map { text throws(BenchThreshold.ParseError) in try BenchThreshold(text) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// A file the run will write: fails before the run when it cannot be written (no directory, a directory,
+    /// no permission), without creating it.
+    static func validateWritable(_ path: String, flag: String) throws {
+        guard !path.isEmpty else { throw ValidationError("\(flag) needs a file name") }
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw ValidationError("\(flag) '\(path)' is a directory: give a file name") }
+            guard access(url.path, W_OK) == 0 else {
+                throw ValidationError("\(flag) '\(path)' cannot be written (permission denied)")
+            }
+            return
+        }
+        let directory = url.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(flag) '\(path)': the directory '\(directory)' does not exist")
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw ValidationError("\(flag) '\(path)': the directory '\(directory)' cannot be written (permission denied)")
+        }
+    }
+
+    func finish(_ report: BenchReport, embeddedServer: Bool) throws {
+        let checks = (try? thresholds()) ?? []
+        if json {
+            var extra: [String: Any] = [:]
+            if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: report) } }
+            print(report.json(extra: extra))
+            for check in checks { FileHandle.standardError.write(Data((check.line(for: report) + "\n").utf8)) }
+        } else {
+            print(report.table(embeddedServer: embeddedServer, allIntervals: interval != nil))
+            for check in checks { print(check.line(for: report)) }
+        }
+        if let hgrm {
+            do {
+                try Data(report.hgrm().utf8).write(to: URL(fileURLWithPath: hgrm))
+            } catch {
+                throw CLIFailure("error: --hgrm: cannot write '\(hgrm)' (\(error.localizedDescription))")
+            }
+        }
+        if report.interrupted { throw ExitCode(130) }
+        if report.completed == 0 { throw CLIFailure("error: no request succeeded") }
+        if checks.contains(where: { !$0.holds(in: report) }) {
+            let failed = checks.filter { !$0.holds(in: report) }.count
+            FileHandle.standardError.write(Data("error: \(failed) threshold(s) failed\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+}
+
+/// Ctrl-C during a bench run: the first stops sending and lets the summary print (exit 130); a second exits at
+/// once.
+enum BenchInterrupt {
+    static func run(recorder: BenchRecorder, _ body: @escaping @Sendable () async -> BenchReport) async -> BenchReport {
+        let task = Task { await body() }
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            if recorder.isStopped { _exit(130) }
+            recorder.requestStop()
+            task.cancel()
+        }
+        source.resume()
+        let report = await task.value
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+        return report
+    }
+}
