@@ -98,8 +98,8 @@ extension BenchReport {
                 for row in intervals {
                     lines.append(
                         String(
-                            format: "  %9.2f-%-8.2f %10d %8d %10d %9.2f %9.2f %9.2f %10d", row.start, row.end, row.requests,
-                            row.errors, row.bytes, Double(row.p50) / 1000, Double(row.p99) / 1000,
+                            format: "  %9.2f-%-8.2f %10d %8d %10d %9.2f %9.2f %9.2f %10d", row.start, row.end,
+                            row.requests, row.errors, row.bytes, Double(row.p50) / 1000, Double(row.p99) / 1000,
                             Double(row.max) / 1000, row.inFlight))
                 }
             } else {

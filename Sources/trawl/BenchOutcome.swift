@@ -31,7 +31,8 @@ extension Bench {
             throw ValidationError("\(flag) '\(path)': the directory '\(directory)' does not exist")
         }
         guard access(directory, W_OK) == 0 else {
-            throw ValidationError("\(flag) '\(path)': the directory '\(directory)' cannot be written (permission denied)")
+            throw ValidationError(
+                "\(flag) '\(path)': the directory '\(directory)' cannot be written (permission denied)")
         }
     }
 

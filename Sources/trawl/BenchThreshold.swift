@@ -140,7 +140,9 @@ struct BenchThreshold: Equatable, Sendable {
         }
         if name.hasPrefix("status_") {
             let code = name.dropFirst("status_".count)
-            if code.count == 3, code.hasSuffix("xx"), let first = code.first?.wholeNumberValue, (1...5).contains(first) {
+            if code.count == 3, code.hasSuffix("xx"), let first = code.first?.wholeNumberValue,
+                (1...5).contains(first)
+            {
                 return .statusClass(first)
             }
             if code.count == 3, let value = Int(code), (100...599).contains(value) { return .status(value) }

@@ -146,7 +146,8 @@ struct BenchPictureTests {
         row.requests = 5000
         row.p50 = 800
         row.p99 = 2500
-        let snapshot = BenchRecorder.Snapshot(elapsed: 2.3, done: 9000, errors: 3, lateStarts: 7, inFlight: 12, last: row)
+        let snapshot = BenchRecorder.Snapshot(
+            elapsed: 2.3, done: 9000, errors: 3, lateStarts: 7, inFlight: 12, last: row)
         let lines = BenchPanel.lines(snapshot, plan: .seconds(10))
         #expect(lines.count == BenchPanel.lineCount)
         #expect(lines[0] == "trawl bench  2.3 s / 10 s  done 9000  errors 3  in flight 12  late starts 7")
