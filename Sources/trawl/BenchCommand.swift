@@ -86,6 +86,13 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Write the latency percentile distribution to FILE in HdrHistogram's .hgrm format (ms).")
     var hgrm: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write a self-contained HTML report of the run to FILE (charts over time, percentile distribution).",
+            discussion: "With result files instead of URLs (trawl bench --report out.html a.json b.json), draws "
+                + "those results (from --json) on the same axes and runs nothing."))
+    var report: String?
+
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
@@ -114,6 +121,7 @@ struct Bench: AsyncParsableCommand {
         }
         _ = try thresholds()
         if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
+        if let report { try Self.validateWritable(report, flag: "--report") }
         try HeaderOption.validate(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
@@ -148,6 +156,10 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let report, reportsFiles {
+            try Self.writeReport(of: urls, to: report)
+            return
+        }
         var server: TestServer?
         var targets = urls
         if targets.isEmpty {

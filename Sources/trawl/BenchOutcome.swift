@@ -36,12 +36,53 @@ extension Bench {
         }
     }
 
+    /// `--report OUT.html A.json B.json`: the positional arguments are result files, not URLs.
+    var reportsFiles: Bool { report != nil && !urls.isEmpty && urls.allSatisfy { !$0.contains("://") } }
+
+    static func writeReport(of files: [String], to path: String) throws {
+        var runs: [BenchHTMLReport.Run] = []
+        for file in files {
+            do {
+                runs.append(try BenchHTMLReport.read(file))
+            } catch {
+                throw CLIFailure("error: \(error.description)")
+            }
+        }
+        try writeReport(BenchHTMLReport.html(runs), to: path)
+    }
+
+    static func writeReport(_ html: String, to path: String) throws {
+        do {
+            try Data(html.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure("error: --report: cannot write '\(path)' (\(error.localizedDescription))")
+        }
+    }
+
+    /// Facts of the run the JSON and the report carry besides the measurements.
+    private func parameters() -> [String: Any] {
+        [
+            "http_version": http2 ? "2" : "1.1",
+            "trawl_version": Self.trawlVersion,
+            "cores": ProcessInfo.processInfo.activeProcessorCount,
+        ]
+    }
+
+    /// Trawl has no release yet: results say they come from a development build.
+    static let trawlVersion = "dev"
+
     func finish(_ report: BenchReport, embeddedServer: Bool) throws {
         let checks = (try? thresholds()) ?? []
+        var extra = parameters()
+        if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: report) } }
+        let jsonText = report.json(extra: extra)
+        if let path = self.report {
+            let object = (try? JSONSerialization.jsonObject(with: Data(jsonText.utf8))) as? [String: Any] ?? [:]
+            let page = BenchHTMLReport.html([BenchHTMLReport.Run(label: "this run", object: object)])
+            try Self.writeReport(page, to: path)
+        }
         if json {
-            var extra: [String: Any] = [:]
-            if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: report) } }
-            print(report.json(extra: extra))
+            print(jsonText)
             for check in checks { FileHandle.standardError.write(Data((check.line(for: report) + "\n").utf8)) }
         } else {
             print(report.table(embeddedServer: embeddedServer, allIntervals: interval != nil))

@@ -154,7 +154,9 @@ final class BenchRecorder: Sendable {
         return state.withLock { state in
             close(&state, through: index)
             var rows = state.rows
-            if state.row.requests + state.row.errors > 0 || endSeconds > state.row.start {
+            // A last interval cut very short with nothing in it (the run ended just after a boundary) is noise.
+            let length = Double(intervalNanoseconds) / 1e9
+            if state.row.requests + state.row.errors > 0 || endSeconds - state.row.start >= length / 2 {
                 var last = state.row
                 last.end = Swift.max(last.start, endSeconds)
                 Self.summarize(&last, state.window)

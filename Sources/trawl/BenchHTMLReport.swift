@@ -1,0 +1,173 @@
+import Foundation
+import Trawl
+
+/// `--report FILE.html`: one self-contained page (no network, no external script or font) drawing one or more
+/// bench results on the same axes: requests/s, p50/p99/max and status codes over time, the percentile
+/// distribution on a log scale (as HdrHistogram's plotter draws it) and each run's parameters.
+///
+/// The results are embedded as JSON and drawn as inline SVG by the page's own script, which reads them as data
+/// only (text nodes and attributes, never markup): a result file is input from outside.
+enum BenchHTMLReport {
+    struct Run {
+        /// The legend's name: the file's name, or "this run".
+        var label: String
+        var object: [String: Any]
+    }
+
+    struct ReadError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Reads a result written by `trawl bench --json`.
+    static func read(_ path: String) throws(ReadError) -> Run {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReadError(description: "--report: cannot read '\(path)' (give result files of trawl bench --json)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            object["requests_per_s"] is NSNumber, object["intervals"] is [Any]
+        else {
+            throw ReadError(
+                description:
+                    "--report: '\(path)' is not a result of trawl bench --json (no requests_per_s or intervals)")
+        }
+        return Run(label: URL(fileURLWithPath: path).lastPathComponent, object: object)
+    }
+
+    /// The page. URLs are redacted (credentials, secret query parameters) before they are embedded.
+    static func html(_ runs: [Run]) -> String {
+        let embedded: [[String: Any]] = runs.map { run in
+            var object = run.object
+            if let urls = object["urls"] as? [String] {
+                object["urls"] = urls.map { Redaction.url($0, names: Redaction.defaultQueryNames) }
+            }
+            return ["label": run.label, "result": object]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: embedded, options: [.sortedKeys])) ?? Data("[]".utf8)
+        // Inside <script>, "<" could close the element: JSON allows it escaped.
+        let json = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        return page.replacingOccurrences(of: "__TRAWL_DATA__", with: json)
+    }
+
+    private static let page = """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; \
+        style-src 'unsafe-inline'">
+        <title>trawl bench report</title>
+        <style>
+        body { font: 14px system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
+        h1 { font-size: 20px; } h2 { font-size: 16px; margin: 24px 0 4px; }
+        table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+        svg { background: #fafafa; border: 1px solid #ddd; }
+        .axis { stroke: #555; } .grid { stroke: #e2e2e2; } text { font-size: 11px; fill: #333; }
+        #errors { color: #b00; }
+        </style></head>
+        <body>
+        <h1>trawl bench report</h1>
+        <div id="errors"></div>
+        <h2>Runs</h2><table id="params"></table>
+        <h2>Requests/s over time</h2><div id="rps"></div>
+        <h2>Latency over time (ms): p50, p99, max</h2><div id="latency"></div>
+        <h2>Latency by percentile (ms), log scale as HdrHistogram's plotter</h2><div id="distribution"></div>
+        <h2>Status codes over time (responses/s by class)</h2><div id="statuses"></div>
+        <script type="application/json" id="trawl-data">__TRAWL_DATA__</script>
+        <script>
+        "use strict";
+        (function () {
+          const NS = "http://www.w3.org/2000/svg";
+          const colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
+          const runs = JSON.parse(document.getElementById("trawl-data").textContent);
+          const num = (v) => (typeof v === "number" && isFinite(v) ? v : 0);
+          const el = (name, attrs, parent) => {
+            const node = document.createElementNS(NS, name);
+            for (const key in attrs) node.setAttribute(key, String(attrs[key]));
+            if (parent) parent.appendChild(node);
+            return node;
+          };
+          const text = (parent, x, y, content, anchor) => {
+            const node = el("text", { x: x, y: y, "text-anchor": anchor || "middle" }, parent);
+            node.textContent = content;
+            return node;
+          };
+          const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toPrecision(2));
+          // series: [{name, color, dash, points: [[x, y]...]}]; xOf maps a data x to [0, 1] when given (log axes).
+          function chart(id, series, options) {
+            const W = 900, H = 300, L = 60, R = 170, T = 12, B = 36;
+            const svg = el("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, "data-chart": id });
+            document.getElementById(id).appendChild(svg);
+            const all = series.flatMap((s) => s.points);
+            const xs = all.map((p) => options.xScale ? options.xScale(p[0]) : p[0]);
+            const xMin = options.xScale ? 0 : Math.min(0, ...xs), xMax = Math.max(1e-9, ...xs);
+            const yMax = Math.max(1e-9, ...all.map((p) => p[1])) * 1.05;
+            const px = (x) => L + ((options.xScale ? options.xScale(x) : x) - xMin) / (xMax - xMin || 1) * (W - L - R);
+            const py = (y) => H - B - y / yMax * (H - T - B);
+            for (let i = 0; i <= 5; i++) {
+              const y = yMax * i / 5;
+              el("line", { x1: L, x2: W - R, y1: py(y), y2: py(y), class: "grid" }, svg);
+              text(svg, L - 6, py(y) + 4, fmt(y), "end");
+            }
+            const ticks = options.xTicks || [0, 1, 2, 3, 4, 5].map((i) => xMin + (xMax - xMin) * i / 5);
+            for (const t of ticks) {
+              const x = Array.isArray(t) ? t[0] : t;
+              text(svg, px(x), H - B + 16, Array.isArray(t) ? t[1] : fmt(x));
+            }
+            text(svg, (L + W - R) / 2, H - 4, options.xLabel);
+            el("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }, svg);
+            el("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }, svg);
+            series.forEach((s, i) => {
+              const line = el("polyline", {
+                points: s.points.map((p) => px(p[0]).toFixed(1) + "," + py(p[1]).toFixed(1)).join(" "),
+                fill: "none", stroke: s.color, "stroke-width": 2, "stroke-dasharray": s.dash || "",
+                "data-series": s.name, "data-points": JSON.stringify(s.points),
+              }, svg);
+              el("line", { x1: W - R + 10, x2: W - R + 30, y1: T + 10 + i * 16, y2: T + 10 + i * 16,
+                stroke: s.color, "stroke-width": 2, "stroke-dasharray": s.dash || "" }, svg);
+              text(svg, W - R + 34, T + 14 + i * 16, s.name, "start");
+              return line;
+            });
+          }
+          const many = runs.length > 1;
+          const name = (run, what) => (many ? run.label + " " : "") + what;
+          const rows = (r) => (Array.isArray(r.result.intervals) ? r.result.intervals : []);
+          const mid = (row) => (num(row.start_s) + num(row.end_s)) / 2;
+          const span = (row) => Math.max(1e-9, num(row.end_s) - num(row.start_s));
+          chart("rps", runs.map((run, i) => ({ name: name(run, "requests/s"), color: colors[i % 8],
+            points: rows(run).map((row) => [mid(row), num(row.requests) / span(row)]) })), { xLabel: "seconds" });
+          const dashes = { p50: "", p99: "6 3", max: "2 3" };
+          chart("latency", runs.flatMap((run, i) => ["p50", "p99", "max"].map((key) => ({
+            name: name(run, key), color: colors[i % 8], dash: dashes[key],
+            points: rows(run).map((row) => [mid(row), num(row[key + "_ms"])]) }))), { xLabel: "seconds" });
+          const toX = (p) => Math.log10(1 / Math.max(1e-7, 1 - p / 100));
+          const dist = (run) => (Array.isArray(run.result.distribution_ms) ? run.result.distribution_ms : [])
+            .filter((d) => num(d.percentile) < 100).map((d) => [num(d.percentile), num(d.ms)]);
+          chart("distribution", runs.map((run, i) => ({ name: name(run, "latency"), color: colors[i % 8],
+            points: dist(run) })), { xLabel: "percentile", xScale: toX,
+            xTicks: [[0, "0%"], [90, "90%"], [99, "99%"], [99.9, "99.9%"], [99.99, "99.99%"], [99.999, "99.999%"]]
+              .filter((t) => runs.some((run) => dist(run).some((p) => p[0] >= t[0]))) });
+          const classes = ["2xx", "3xx", "4xx", "5xx", "1xx"];
+          chart("statuses", runs.flatMap((run, i) => classes
+            .filter((c) => rows(run).some((row) => num((row.statuses || {})[c]) > 0))
+            .map((c, k) => ({ name: name(run, c), color: colors[(i + k * 3) % 8], dash: k ? "4 2" : "",
+              points: rows(run).map((row) => [mid(row), num((row.statuses || {})[c]) / span(row)]) }))),
+            { xLabel: "seconds" });
+          const table = document.getElementById("params");
+          const head = table.insertRow();
+          ["run", "URLs", "-c", "model", "duration s", "loops", "HTTP", "trawl", "cores", "requests", "requests/s",
+            "p99 ms", "errors"].forEach((h) => { const th = document.createElement("th"); th.textContent = h;
+            head.appendChild(th); });
+          for (const run of runs) {
+            const r = run.result, row = table.insertRow();
+            const model = r.mode === "open" ? "open, " + num(r.rate) + " req/s" : "closed";
+            [run.label, (Array.isArray(r.urls) ? r.urls : []).join(" "), num(r.concurrency), model,
+              num(r.duration_s).toFixed(2), num(r.loops), String(r.http_version || "?"), String(r.trawl_version || "?"),
+              num(r.cores), num(r.requests), num(r.requests_per_s).toFixed(0),
+              num((r.latency_ms || {}).p99).toFixed(2), num(r.failed)]
+              .forEach((v) => { row.insertCell().textContent = String(v); });
+          }
+          document.body.setAttribute("data-drawn", String(runs.length));
+        })();
+        </script>
+        </body></html>
+
+        """
+}
