@@ -45,8 +45,31 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Send requests for this many seconds first, without measuring them.")
     var warmup: Double?
 
-    @Option(help: "Open model: start this many requests per second, on schedule, whatever the responses do.")
-    var rate: Double?
+    @Option(
+        name: .customLong("rate"),
+        help: ArgumentHelp(
+            "Open model: start this many requests per second, on schedule, whatever the responses do.",
+            discussion: "START:END with --ramp SECONDS: the rate rises (or falls) linearly from START to END over "
+                + "SECONDS, then stays at END (the warm-up runs at START); latency still counts from the "
+                + "intended send times.",
+            valueName: "R or START:END"))
+    var rateSpec: String?
+
+    @Option(help: "With --rate START:END: seconds over which the rate goes from START to END.")
+    var ramp: Double?
+
+    /// `--rate R` or `--rate START:END`: START, and END when given (nil when a part is not a number).
+    var rates: (start: Double, end: Double?)? {
+        guard let rateSpec else { return nil }
+        let parts = rateSpec.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let start = Double(parts[0]) else { return nil }
+        if parts.count == 1 { return (start, nil) }
+        guard let end = Double(parts[1]) else { return nil }
+        return (start, end)
+    }
+
+    /// The open model's (starting) rate.
+    var rate: Double? { rates?.start }
 
     @Option(name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with --body).")
     var method: String?
@@ -110,12 +133,9 @@ struct Bench: AsyncParsableCommand {
         if let warmup, !(warmup >= 0) || !warmup.isFinite {
             throw ValidationError("--warmup must be 0 or more seconds")
         }
-        if let rate, !(rate > 0) || !rate.isFinite {
-            throw ValidationError("--rate must be a positive number of requests per second")
-        }
+        try validateRates()
         if let duration, duration > 1e6 { throw ValidationError("-d must be at most 1000000 seconds") }
         if let warmup, warmup > 1e6 { throw ValidationError("--warmup must be at most 1000000 seconds") }
-        if let rate, rate > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
         if let interval, !(interval >= 0.1) || !(interval <= 86_400) {
             throw ValidationError("--interval must be from 0.1 to 86400 seconds, not \(interval)")
         }
@@ -190,7 +210,8 @@ struct Bench: AsyncParsableCommand {
             .urls(prepared)
         }
 
-        let defaultLimit: BenchRunner.Limit = rate == nil ? .requests(20_000) : .duration(.seconds(10))
+        let defaultLimit: BenchRunner.Limit = rate == nil ? .requests(20_000)
+            : .duration(.nanoseconds(Int64(max(10, ramp ?? 0) * 1e9)))
         let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }
             ?? requests.map { .requests($0) } ?? defaultLimit
         let warmupSpan = Duration.nanoseconds(Int64((warmup ?? 0) * 1e9))
@@ -200,6 +221,7 @@ struct Bench: AsyncParsableCommand {
             client: client, urls: targets, target: target, concurrency: concurrency, limit: limit, recorder: recorder)
         runner.warmup = warmupSpan
         runner.rate = rate
+        if let end = rates?.end, let ramp { runner.ramp = BenchRunner.Ramp(endRate: end, seconds: ramp) }
         let plan: BenchPanel.Plan = switch limit {
         case .duration(let span): .seconds(BenchReport.seconds(span))
         case .requests(let count): .requests(count)

@@ -36,6 +36,33 @@ extension Bench {
         }
     }
 
+    func validateRates() throws {
+        guard let rateSpec else {
+            if ramp != nil { throw ValidationError("--ramp needs --rate START:END (the rates at its start and end)") }
+            return
+        }
+        guard let rates else {
+            throw ValidationError("--rate must be a number of requests per second, or START:END, not '\(rateSpec)'")
+        }
+        for value in [rates.start, rates.end].compactMap({ $0 }) {
+            if !(value > 0) || !value.isFinite {
+                throw ValidationError("--rate must be a positive number of requests per second")
+            }
+            if value > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
+        }
+        if rates.end != nil, ramp == nil {
+            throw ValidationError("--rate START:END needs --ramp SECONDS (how long the rate takes to go from START to END)")
+        }
+        if let ramp {
+            guard rates.end != nil else {
+                throw ValidationError("--ramp needs --rate START:END (the rates at its start and end)")
+            }
+            if !(ramp > 0) || !(ramp <= 1e6) {
+                throw ValidationError("--ramp must be from more than 0 to 1000000 seconds, not \(ramp)")
+            }
+        }
+    }
+
     /// `--report OUT.html A.json B.json`: the positional arguments are result files, not URLs.
     var reportsFiles: Bool { report != nil && !urls.isEmpty && urls.allSatisfy { !$0.contains("://") } }
 

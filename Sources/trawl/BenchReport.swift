@@ -46,8 +46,9 @@ struct BenchReport {
     var items: Int?
     /// Flows (walks of the pages) finished while measuring (paginated flows only).
     var flows: Int?
-    /// The open model's target rate, requests/s.
+    /// The open model's target rate, requests/s (at the start of a ramp).
     var rate: Double?
+    var ramp: BenchRunner.Ramp?
     /// Open model: requests that started more than `lateTolerance` after their intended send time.
     var lateStarts = 0
     var maxLateness: Duration = .zero
@@ -94,8 +95,12 @@ struct BenchReport {
         let errorText = errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        let model = mode == .open ? ", open model at \(number(rate ?? 0, rate.map { $0 < 10 } == true ? 2 : 0)) req/s"
+        var model = mode == .open ? ", open model at \(number(rate ?? 0, rate.map { $0 < 10 } == true ? 2 : 0)) req/s"
             : ""
+        if let ramp, mode == .open {
+            model = ", open model ramping \(number(rate ?? 0, 2))→\(number(ramp.endRate, 2)) req/s over "
+                + "\(number(ramp.seconds, 1)) s"
+        }
         var lines = [
             "trawl bench: \(completed + failed) requests, \(concurrency) \(items != nil ? "flows" : "concurrent")"
                 + "\(model), \(urls.count) URL(s)" + (loops > 1 ? ", \(loops) loop threads" : "")
@@ -141,6 +146,7 @@ struct BenchReport {
             "loops": loops,
             "mode": mode.rawValue,
             "rate": rate.map { $0 as Any } ?? NSNull(),
+            "ramp": ramp.map { ["to_rate": $0.endRate, "seconds": $0.seconds] as Any } ?? NSNull(),
             "requests": completed,
             "failed": failed,
             "duration_s": seconds,

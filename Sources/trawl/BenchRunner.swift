@@ -35,6 +35,8 @@ struct BenchRunner: Sendable {
     var warmup: Duration = .zero
     /// Requests/s of the open model; `nil` for the closed model.
     var rate: Double?
+    /// `--rate START:END --ramp SECONDS`: the open model's rate goes from `rate` to the ramp's end rate.
+    var ramp: Ramp?
     /// Per-interval rows, phase timings and live counters; its origin is the end of the warm-up.
     let recorder: BenchRecorder
 
@@ -93,7 +95,7 @@ struct BenchRunner: Sendable {
         switch target {
         case .urls(let requests):
             if let rate {
-                let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit)
+                let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit, ramp: ramp)
                 // Open-model workers also run on the loop threads; they sleep until each request is due.
                 results = await openModel(requests: requests, schedule: schedule, clock: clock)
                 if case .duration = limit {
@@ -120,6 +122,7 @@ struct BenchRunner: Sendable {
             report.flows = results.flows
         }
         report.rate = rate
+        report.ramp = ramp
         report.loops = client.executors.count
         report.lateStarts = results.lateStarts
         report.maxLateness = results.maxLateness

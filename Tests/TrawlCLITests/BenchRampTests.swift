@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TrawlTestServer
+@testable import trawl
+
+@Suite("bench: --rate START:END --ramp")
+struct BenchRampTests {
+    /// Requests due in the first `t` seconds of a ramp from `r0` to `r1` over `span` seconds.
+    private func dueBy(_ t: Double, _ r0: Double, _ r1: Double, _ span: Double) -> Double {
+        let onRamp = min(t, span)
+        return r0 * onRamp + (r1 - r0) / span * onRamp * onRamp / 2 + max(0, t - span) * r1
+    }
+
+    @Test(arguments: [(100.0, 1000.0, 2.0), (1000.0, 100.0, 2.0), (50.0, 50.0, 1.0)])
+    func ticketsFollowTheRampThenTheEndRate(r0: Double, r1: Double, span: Double) {
+        let schedule = BenchRunner.Schedule(
+            start: .now, rate: r0, warmup: .seconds(1), limit: .duration(.seconds(3)),
+            ramp: BenchRunner.Ramp(endRate: r1, seconds: span))
+        #expect(schedule.warmupTickets == Int(r0), "the warm-up runs at START")
+        var previous = Duration.zero
+        for ticket in 0..<schedule.endTicket {
+            let offset = schedule.offset(ticket)
+            #expect(offset >= previous)
+            previous = offset
+        }
+        // Tickets due by each instant of the measurement agree with the integral of the rate.
+        for t in stride(from: 0.25, through: 3, by: 0.25) {
+            let due = (schedule.warmupTickets..<schedule.endTicket).filter {
+                schedule.offset($0) < .nanoseconds(Int64((1 + t) * 1e9))
+            }.count
+            #expect(abs(Double(due) - dueBy(t, r0, r1, span)) <= 1.01, "at \(t) s: \(due)")
+        }
+        #expect(abs(Double(schedule.endTicket - schedule.warmupTickets) - dueBy(3, r0, r1, span)) <= 1.01)
+    }
+
+    @Test func theRunFollowsTheRamp() async throws {
+        try await TestServer.with { server in
+            let result = try await trawl(
+                ["bench", "--json", "--rate", "200:600", "--ramp", "1", "-d", "1.5", "--interval", "0.5", "-c", "16",
+                 server.url("/json/small")])
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try jsonObject(Data(result.stdout.utf8))
+            let ramp = try #require(report["ramp"] as? [String: Double])
+            #expect(ramp == ["to_rate": 600, "seconds": 1])
+            let rows = try #require(report["intervals"] as? [[String: Any]])
+            let counts = rows.map { Double($0["requests"] as? Int ?? 0) }
+            // 200 -> 400 req/s in the first half second, 400 -> 600 in the second, then 600.
+            for (count, expected) in zip(counts, [150.0, 250, 300]) {
+                #expect(abs(count - expected) <= expected * 0.1, "\(counts)")
+            }
+            #expect(abs((report["requests"] as? Int ?? 0) - 700) <= 2, "200·1 + 400·1/2 + 600·0.5 requests due")
+        }
+    }
+
+    @Test(arguments: [
+        (["--rate", "100:1000"], "--rate START:END needs --ramp"),
+        (["--ramp", "5"], "--ramp needs --rate START:END"),
+        (["--rate", "100", "--ramp", "5"], "--ramp needs --rate START:END"),
+        (["--rate", "100:0", "--ramp", "5"], "--rate must be a positive number"),
+        (["--rate", "100:x", "--ramp", "5"], "--rate must be a number of requests per second, or START:END"),
+        (["--rate", "1:2:3", "--ramp", "5"], "or START:END, not '1:2:3'"),
+        (["--rate", "100:1e9", "--ramp", "5"], "--rate must be at most"),
+        (["--rate", "100:200", "--ramp", "0"], "--ramp must be from more than 0"),
+        (["--rate", "100:200", "--ramp", "nan"], "--ramp must be from more than 0"),
+    ])
+    func badRampsExitTwo(arguments: [String], message: String) async throws {
+        let result = try await trawl(["bench"] + arguments + ["http://127.0.0.1:9/"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
