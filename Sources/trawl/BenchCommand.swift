@@ -58,6 +58,16 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "With --rate START:END: seconds over which the rate goes from START to END.")
     var ramp: Double?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Search for the highest open-model rate at which every --threshold holds (needs --max-rate).",
+            discussion: "Steady steps of -d seconds (default 3) after --warmup (default 0.5) each: rates double "
+                + "from --max-rate/32 until one fails, then bisection to within 5%. Each step prints its evidence."))
+    var findMaxRate = false
+
+    @Option(help: "With --find-max-rate: the highest rate to try, requests/s.")
+    var maxRate: Double?
+
     /// `--rate R` or `--rate START:END`: START, and END when given (nil when a part is not a number).
     var rates: (start: Double, end: Double?)? {
         guard let rateSpec else { return nil }
@@ -140,6 +150,7 @@ struct Bench: AsyncParsableCommand {
             throw ValidationError("--interval must be from 0.1 to 86400 seconds, not \(interval)")
         }
         _ = try thresholds()
+        try validateCapacitySearch()
         if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
         if let report { try Self.validateWritable(report, flag: "--report") }
         try HeaderOption.validate(headers)
@@ -210,6 +221,16 @@ struct Bench: AsyncParsableCommand {
             .urls(prepared)
         }
 
+        if findMaxRate {
+            do {
+                try await searchMaxRate(client: client, urls: targets, target: target)
+            } catch {
+                try await server?.shutdown()
+                throw error
+            }
+            try await server?.shutdown()
+            return
+        }
         let defaultLimit: BenchRunner.Limit = rate == nil ? .requests(20_000)
             : .duration(.nanoseconds(Int64(max(10, ramp ?? 0) * 1e9)))
         let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }

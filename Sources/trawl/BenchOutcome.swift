@@ -51,7 +51,8 @@ extension Bench {
             if value > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
         }
         if rates.end != nil, ramp == nil {
-            throw ValidationError("--rate START:END needs --ramp SECONDS (how long the rate takes to go from START to END)")
+            throw ValidationError(
+                "--rate START:END needs --ramp SECONDS (how long the rate takes to go from START to END)")
         }
         if let ramp {
             guard rates.end != nil else {

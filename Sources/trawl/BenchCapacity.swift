@@ -1,0 +1,194 @@
+import ArgumentParser
+import Foundation
+import TrawlEngine
+
+/// `--find-max-rate`: the highest open-model rate at which every `--threshold` holds.
+///
+/// A stepped ramp, then bisection: short steady steps (each `-d` long after its own `--warmup`) at rates that
+/// double from `--max-rate`/32 until one fails (or halve while the first fails), then bisect between the last
+/// rate that passed and the first that failed until they are within 5% (at most 6 more steps). A step where
+/// the client itself could not keep up (more than 1% late starts while its CPU was busy) ends the search: the
+/// rate found is then a lower bound, and the output says the client, not the server, was the limit.
+struct BenchCapacitySearch {
+    struct Step {
+        var rate: Double
+        var report: BenchReport
+        var pass: Bool
+        var failed: [String]
+        var clientLimited: Bool
+    }
+
+    let maxRate: Double
+    let checks: [BenchThreshold]
+    /// Runs one steady step at a rate.
+    let run: (Double) async -> BenchReport
+    /// Called after each step (the evidence, printed as the search goes).
+    let report: (Step) -> Void
+    var cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// The steps taken, in order; the answer is `best(steps)`.
+    func search() async -> [Step] {
+        var steps: [Step] = []
+        func step(_ rate: Double) async -> Step {
+            let result = await run(rate)
+            let failed = checks.filter { !$0.holds(in: result) }.map(\.text)
+            // A step the client could not deliver measured nothing about the server: it does not pass.
+            let limited = Self.clientLimited(result, cores: cores)
+            let step = Step(
+                rate: rate, report: result, pass: !limited && result.completed > 0 && failed.isEmpty, failed: failed,
+                clientLimited: limited)
+            steps.append(step)
+            report(step)
+            return step
+        }
+        var low: Double?
+        var high: Double?
+        var rate = max(1, maxRate / 32)
+        var first = await step(rate)
+        if first.clientLimited { return steps }
+        if first.pass {
+            low = rate
+            while rate < maxRate {
+                rate = min(maxRate, rate * 2)
+                let next = await step(rate)
+                if next.clientLimited { return steps }
+                if next.pass { low = rate } else {
+                    high = rate
+                    break
+                }
+            }
+        } else {
+            high = rate
+            for _ in 0..<6 where rate > 1 {
+                rate = max(1, rate / 2)
+                first = await step(rate)
+                if first.clientLimited { return steps }
+                if first.pass {
+                    low = rate
+                    break
+                }
+                high = rate
+            }
+        }
+        guard var lo = low, var hi = high else { return steps }
+        for _ in 0..<6 where (hi - lo) / hi > 0.05 {
+            let middle = ((lo + hi) / 2).rounded()
+            guard middle > lo, middle < hi else { break }
+            let next = await step(middle)
+            if next.clientLimited { break }
+            if next.pass { lo = middle } else { hi = middle }
+        }
+        return steps
+    }
+
+    /// The highest rate that passed.
+    static func best(_ steps: [Step]) -> Double? {
+        steps.filter(\.pass).map(\.rate).max()
+    }
+
+    /// The client could not keep up: more than 1% of the requests started late (or never) while the process
+    /// used at least 85% of the cores its loop threads can use.
+    static func clientLimited(_ report: BenchReport, cores: Int) -> Bool {
+        let scheduled = report.completed + report.failed + report.unsent
+        guard scheduled > 0, report.seconds > 0 else { return false }
+        let late = Double(report.lateStarts + report.unsent) / Double(scheduled)
+        let busy = report.cpuSeconds / report.seconds
+        return late > 0.01 && busy >= 0.85 * Double(max(1, min(report.loops, cores)))
+    }
+
+    static func line(_ step: Step) -> String {
+        let report = step.report
+        var verdict = step.clientLimited ? "CLIENT LIMITED" : step.pass ? "pass" : "FAIL"
+        if !step.failed.isEmpty, !step.clientLimited { verdict += " (" + step.failed.joined(separator: ", ") + ")" }
+        return String(
+            format: "step  asked %8.1f req/s  achieved %8.1f req/s  p99 %8.2f ms  errors %d  late starts %d  %@",
+            step.rate, report.requestsPerSecond, report.percentile(99), report.failed, report.lateStarts,
+            verdict)
+    }
+
+    static func json(_ steps: [Step], maxRate: Double) -> [String: Any] {
+        [
+            "max_rate": best(steps).map { $0 as Any } ?? NSNull(),
+            "max_rate_asked": maxRate,
+            "client_limited": steps.contains { $0.clientLimited },
+            "steps": steps.map { step -> [String: Any] in
+                [
+                    "rate": step.rate, "achieved_rps": step.report.requestsPerSecond,
+                    "p99_ms": step.report.percentile(99), "errors": step.report.failed,
+                    "late_starts": step.report.lateStarts, "pass": step.pass, "failed": step.failed,
+                    "client_limited": step.clientLimited,
+                ]
+            },
+        ]
+    }
+}
+
+extension Bench {
+    func validateCapacitySearch() throws {
+        guard findMaxRate else {
+            if maxRate != nil { throw ValidationError("--max-rate goes with --find-max-rate") }
+            return
+        }
+        guard let maxRate else { throw ValidationError("--find-max-rate needs --max-rate R (the highest rate to try)") }
+        if !(maxRate >= 1) || !(maxRate <= 1e7) {
+            throw ValidationError("--max-rate must be from 1 to 10000000 requests per second")
+        }
+        if threshold.isEmpty {
+            throw ValidationError("--find-max-rate needs at least one --threshold (the budget each rate must meet)")
+        }
+        if rateSpec != nil || requests != nil || items != nil || report != nil || hgrm != nil {
+            throw ValidationError(
+                "--find-max-rate chooses the rates itself and runs steps of -d seconds: drop --rate, -n, --items, "
+                    + "--report and --hgrm")
+        }
+    }
+
+    /// Runs the search and prints the evidence of each step and the rate found.
+    func searchMaxRate(client: Client, urls: [String], target: BenchRunner.Target) async throws {
+        guard let maxRate else { return }
+        let stepSeconds = duration ?? 3
+        let warmupSeconds = warmup ?? 0.5
+        let output: (String) -> Void = json
+            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            : { print($0) }
+        output(String(format: "find-max-rate: steady steps of %g s after %g s of warm-up each, up to %g req/s",
+                      stepSeconds, warmupSeconds, maxRate))
+        let search = BenchCapacitySearch(
+            maxRate: maxRate, checks: try thresholds(),
+            run: { rate in
+                let warmupSpan = Duration.nanoseconds(Int64(warmupSeconds * 1e9))
+                let recorder = BenchRecorder(origin: .now + warmupSpan, interval: .seconds(1))
+                var runner = BenchRunner(
+                    client: client, urls: urls, target: target, concurrency: concurrency,
+                    limit: .duration(.nanoseconds(Int64(stepSeconds * 1e9))), recorder: recorder)
+                runner.warmup = warmupSpan
+                runner.rate = rate
+                return await runner.run()
+            },
+            report: { output(BenchCapacitySearch.line($0)) })
+        let steps = await search.search()
+        let best = BenchCapacitySearch.best(steps)
+        let limited = steps.first { $0.clientLimited }
+        var summary: String
+        if let best {
+            summary = String(format: "max rate: %g req/s (every threshold held)", best)
+            if best >= maxRate { summary += "; --max-rate was reached: raise it to search higher" }
+        } else {
+            summary = "max rate: none (no rate tried met every threshold)"
+        }
+        if let limited {
+            summary += String(
+                format: "\nthe client could not keep up at %g req/s (late starts with its CPU busy): the server was "
+                    + "not the limit there, so the rate found is a lower bound; raise --loops or run the client on "
+                    + "more cores", limited.rate)
+        }
+        output(summary)
+        if json {
+            var object = BenchCapacitySearch.json(steps, maxRate: maxRate)
+            object["thresholds"] = threshold
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if best == nil { throw limited == nil ? ExitCode(3) : CLIFailure("error: the client could not keep up") }
+    }
+}
