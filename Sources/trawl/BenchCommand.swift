@@ -68,6 +68,16 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "With --find-max-rate: the highest rate to try, requests/s.")
     var maxRate: Double?
 
+    @Option(help: "Run N rounds of the same load; the JSON keeps each under rounds (for --compare).")
+    var rounds: Int?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Compare two results: trawl bench --compare BEFORE.json AFTER.json (from --json; runs nothing).",
+            discussion: "Prints requests/s, percentiles and errors side by side with ratios; a difference is "
+                + "within noise when the rounds' ranges (--rounds) overlap."))
+    var compare = false
+
     /// `--rate R` or `--rate START:END`: START, and END when given (nil when a part is not a number).
     var rates: (start: Double, end: Double?)? {
         guard let rateSpec else { return nil }
@@ -151,6 +161,11 @@ struct Bench: AsyncParsableCommand {
         }
         _ = try thresholds()
         try validateCapacitySearch()
+        if let rounds, !(1...100).contains(rounds) { throw ValidationError("--rounds must be from 1 to 100") }
+        if rounds ?? 1 > 1, findMaxRate { throw ValidationError("--rounds does not go with --find-max-rate") }
+        if compare, urls.count != 2 || urls.contains(where: { $0.contains("://") }) {
+            throw ValidationError("--compare takes two result files: trawl bench --compare BEFORE.json AFTER.json")
+        }
         if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
         if let report { try Self.validateWritable(report, flag: "--report") }
         try HeaderOption.validate(headers)
@@ -187,6 +202,10 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if compare {
+            try BenchRounds.compare(urls[0], urls[1])
+            return
+        }
         if let report, reportsFiles {
             try Self.writeReport(of: urls, to: report)
             return
@@ -235,6 +254,23 @@ struct Bench: AsyncParsableCommand {
             : .duration(.nanoseconds(Int64(max(10, ramp ?? 0) * 1e9)))
         let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }
             ?? requests.map { .requests($0) } ?? defaultLimit
+        var reports: [BenchReport] = []
+        for round in 1...(rounds ?? 1) {
+            let report = await runOnce(client: client, targets: targets, target: target, limit: limit)
+            reports.append(report)
+            if let rounds, rounds > 1 {
+                let line = BenchRounds.line(report, round: round, of: rounds)
+                if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+            }
+            if report.interrupted { break }
+        }
+        try await server?.shutdown()
+        try finish(reports, embeddedServer: server != nil)
+    }
+
+    private func runOnce(client: Client, targets: [String], target: BenchRunner.Target, limit: BenchRunner.Limit)
+        async -> BenchReport
+    {
         let warmupSpan = Duration.nanoseconds(Int64((warmup ?? 0) * 1e9))
         let recorder = BenchRecorder(
             origin: .now + warmupSpan, interval: .nanoseconds(Int64((interval ?? 1) * 1e9)))
@@ -250,14 +286,12 @@ struct Bench: AsyncParsableCommand {
         let panel = BenchPanel(
             recorder: recorder, plan: plan, draws: BenchPanel.shouldDraw(json: json, quiet: quiet))
         let configured = runner
-        let report = await BenchInterrupt.run(recorder: recorder) {
+        return await BenchInterrupt.run(recorder: recorder) {
             let ticker = Task { await panel.run() }
             let report = await configured.run()
             ticker.cancel()
             await ticker.value
             return report
         }
-        try await server?.shutdown()
-        try finish(report, embeddedServer: server != nil)
     }
 }

@@ -99,9 +99,11 @@ extension Bench {
     /// Trawl has no release yet: results say they come from a development build.
     static let trawlVersion = "dev"
 
-    func finish(_ report: BenchReport, embeddedServer: Bool) throws {
+    func finish(_ reports: [BenchReport], embeddedServer: Bool) throws {
+        guard let report = reports.last else { return }
         let checks = (try? thresholds()) ?? []
         var extra = parameters()
+        if reports.count > 1 { extra["rounds"] = reports.map(BenchRounds.summary) }
         if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: report) } }
         let jsonText = report.json(extra: extra)
         if let path = self.report {

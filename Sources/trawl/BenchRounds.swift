@@ -1,0 +1,111 @@
+import Foundation
+
+/// `--rounds N` (each round's numbers kept in the JSON) and `--compare BEFORE.json AFTER.json`.
+enum BenchRounds {
+    /// One round's numbers, as the JSON keeps them under `rounds`.
+    static func summary(_ report: BenchReport) -> [String: Any] {
+        var percentiles: [String: Any] = [:]
+        for entry in BenchReport.summaryPercentiles { percentiles[entry.name] = report.percentile(entry.value) }
+        return [
+            "requests": report.completed, "failed": report.failed, "duration_s": report.seconds,
+            "requests_per_s": report.requestsPerSecond, "percentiles_ms": percentiles,
+        ]
+    }
+
+    static func line(_ report: BenchReport, round: Int, of rounds: Int) -> String {
+        String(
+            format: "round %d/%d: %.0f requests/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d errors", round, rounds,
+            report.requestsPerSecond, report.percentile(50), report.percentile(99), report.percentile(100),
+            report.failed)
+    }
+
+    /// What --compare shows: name, where to find it in a round, whether more is better.
+    static let metrics: [(name: String, value: @Sendable ([String: Any]) -> Double?, higherIsBetter: Bool)] = [
+        ("requests/s", { number($0["requests_per_s"]) }, true),
+        ("p50 ms", { percentile($0, "p50") }, false),
+        ("p90 ms", { percentile($0, "p90") }, false),
+        ("p99 ms", { percentile($0, "p99") }, false),
+        ("p99.9 ms", { percentile($0, "p99.9") }, false),
+        ("max ms", { percentile($0, "max") }, false),
+        ("errors", { number($0["failed"]) }, false),
+    ]
+
+    private static func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+
+    private static func percentile(_ round: [String: Any], _ name: String) -> Double? {
+        if let value = number((round["percentiles_ms"] as? [String: Any])?[name]) { return value }
+        return number((round["latency_ms"] as? [String: Any])?[name == "p99.9" ? "p999" : name])
+    }
+
+    /// The rounds of a result file (a result without `rounds` is one round).
+    static func rounds(of path: String) throws -> [[String: Any]] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIFailure("error: --compare: cannot read '\(path)' (give result files of trawl bench --json)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            number(object["requests_per_s"]) != nil
+        else {
+            throw CLIFailure("error: --compare: '\(path)' is not a result of trawl bench --json")
+        }
+        return (object["rounds"] as? [[String: Any]]).flatMap { $0.isEmpty ? nil : $0 } ?? [object]
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func compare(_ before: String, _ after: String) throws {
+        print(try comparison(before: (before, rounds(of: before)), after: (after, rounds(of: after))))
+    }
+
+    /// The side-by-side table: medians, the rounds' ranges, the ratio after/before, and a verdict: within
+    /// noise when the ranges overlap, better or worse when they do not (judged only with 2+ rounds each).
+    static func comparison(
+        before: (name: String, rounds: [[String: Any]]), after: (name: String, rounds: [[String: Any]])
+    ) -> String {
+        var integers = false
+        func fmt(_ value: Double) -> String { String(format: value >= 100 || integers ? "%.0f" : "%.2f", value) }
+        var lines = [
+            "trawl bench --compare: \(before.name) (\(before.rounds.count) round(s)) vs \(after.name) "
+                + "(\(after.rounds.count) round(s)); values are medians, [min-max] over the rounds",
+            "  " + "metric".padding(toLength: 12, withPad: " ", startingAt: 0)
+                + "before".leftPadded(26) + "after".leftPadded(26) + "ratio".leftPadded(9),
+        ]
+        let judged = before.rounds.count > 1 && after.rounds.count > 1
+        for metric in metrics {
+            let a = before.rounds.compactMap(metric.value)
+            let b = after.rounds.compactMap(metric.value)
+            guard !a.isEmpty, !b.isEmpty else { continue }
+            let (ma, mb) = (median(a), median(b))
+            integers = metric.name == "errors"
+            func cell(_ values: [Double], _ middle: Double) -> String {
+                values.count > 1
+                    ? "\(fmt(middle)) [\(fmt(values.min() ?? 0))-\(fmt(values.max() ?? 0))]" : fmt(middle)
+            }
+            let ratio = ma > 0 ? String(format: "%.2fx", mb / ma) : (mb == 0 ? "1.00x" : "-")
+            var verdict = ""
+            if judged {
+                let overlap = (a.min() ?? 0) <= (b.max() ?? 0) && (b.min() ?? 0) <= (a.max() ?? 0)
+                if overlap {
+                    verdict = "within noise"
+                } else {
+                    verdict = (mb > ma) == metric.higherIsBetter ? "better" : "worse"
+                }
+            }
+            lines.append(
+                "  " + metric.name.padding(toLength: 12, withPad: " ", startingAt: 0) + cell(a, ma).leftPadded(26)
+                    + cell(b, mb).leftPadded(26) + ratio.leftPadded(9) + (verdict.isEmpty ? "" : "  " + verdict))
+        }
+        if !judged { lines.append("  (run both with --rounds 3 or more to tell a difference from noise)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? " " + self : String(repeating: " ", count: width - count) + self
+    }
+}
