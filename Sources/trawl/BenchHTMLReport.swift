@@ -57,7 +57,9 @@ enum BenchHTMLReport {
         <style>
         body { font: 14px system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
         h1 { font-size: 20px; } h2 { font-size: 16px; margin: 24px 0 4px; }
-        table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+        table { border-collapse: collapse; font-size: 12px; }
+        td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; }
+        td { max-width: 240px; overflow-wrap: anywhere; }
         svg { background: #fafafa; border: 1px solid #ddd; }
         .axis { stroke: #555; } .grid { stroke: #e2e2e2; } text { font-size: 11px; fill: #333; }
         #errors { color: #b00; }
@@ -157,7 +159,10 @@ enum BenchHTMLReport {
             head.appendChild(th); });
           for (const run of runs) {
             const r = run.result, row = table.insertRow();
-            const model = r.mode === "open" ? "open, " + num(r.rate) + " req/s" : "closed";
+            const ramp = r.ramp && typeof r.ramp === "object" ? r.ramp : null;
+            const model = r.mode !== "open" ? "closed" : ramp
+              ? "open, " + num(r.rate) + "→" + num(ramp.to_rate) + " req/s over " + num(ramp.seconds) + " s"
+              : "open, " + num(r.rate) + " req/s";
             [run.label, (Array.isArray(r.urls) ? r.urls : []).join(" "), num(r.concurrency), model,
               num(r.duration_s).toFixed(2), num(r.loops), String(r.http_version || "?"), String(r.trawl_version || "?"),
               num(r.cores), num(r.requests), num(r.requests_per_s).toFixed(0),
