@@ -6,7 +6,9 @@ import TrawlEngine
 ///
 /// A stepped ramp, then bisection: short steady steps (each `-d` long after its own `--warmup`) at rates that
 /// double from `--max-rate`/32 until one fails (or halve while the first fails), then bisect between the last
-/// rate that passed and the first that failed until they are within 5% (at most 6 more steps). A step where
+/// rate that passed and the first that failed until they are within 5% (at most 6 more steps). A step fails
+/// when a threshold fails or when more than 2% of its requests never started (the rate was not sustained:
+/// their latency would be in no percentile). A step where
 /// the client itself could not keep up (more than 1% late starts while its CPU was busy) ends the search: the
 /// rate found is then a lower bound, and the output says the client, not the server, was the limit.
 struct BenchCapacitySearch {
@@ -31,7 +33,14 @@ struct BenchCapacitySearch {
         var steps: [Step] = []
         func step(_ rate: Double) async -> Step {
             let result = await run(rate)
-            let failed = checks.filter { !$0.holds(in: result) }.map(\.text)
+            var failed = checks.filter { !$0.holds(in: result) }.map(\.text)
+            // Requests still waiting for a slot when the step ended were never sent, so their latency is in no
+            // percentile: a step that left more than 2% of its schedule unsent did not sustain the rate.
+            let scheduled = result.completed + result.failed + result.unsent
+            if scheduled > 0, Double(result.unsent) / Double(scheduled) > 0.02 {
+                failed.append(String(format: "rate not sustained: %.0f%% never started",
+                                     Double(result.unsent) / Double(scheduled) * 100))
+            }
             // A step the client could not deliver measured nothing about the server: it does not pass.
             let limited = Self.clientLimited(result, cores: cores)
             let step = Step(

@@ -48,6 +48,22 @@ struct BenchCapacityTests {
         #expect(BenchCapacitySearch.best(all) == 3200)
     }
 
+    @Test func aStepThatLeavesItsScheduleUnsentFails() async throws {
+        // The server keeps every slot busy above 500 req/s: the backlog is never sent, so the percentiles
+        // of what was sent look fine.
+        let search = BenchCapacitySearch(
+            maxRate: 3200, checks: [try BenchThreshold("p99<100ms")],
+            run: { rate in
+                var report = step(rate: min(rate, 500), latency: 1000)
+                report.unsent = max(0, Int(rate) - 500)
+                return report
+            }, report: { _ in }, cores: 2)
+        let steps = await search.search()
+        #expect(BenchCapacitySearch.best(steps).map { $0 <= 500 && $0 >= 475 } == true, "\(steps.map(\.rate))")
+        let failing = try #require(steps.first { !$0.pass })
+        #expect(failing.failed == ["rate not sustained: 38% never started"], "\(failing.rate): \(failing.failed)")
+    }
+
     @Test func aStepWhereTheClientCannotKeepUpEndsTheSearch() async throws {
         var printed: [String] = []
         let search = BenchCapacitySearch(
@@ -70,18 +86,21 @@ struct BenchCapacityTests {
     @Test func findsTheCapacityOfASlowServer() async throws {
         try await TestServer.with { server in
             // Two slots on a 20 ms endpoint: at most 100 requests/s; above that the backlog grows and so does
-            // the latency measured from the intended send times.
+            // the latency measured from the intended send times (at 200 req/s, about 0.5 s by the end of a
+            // step). A busy machine may fail a step below 100, so the bounds are loose.
             let result = try await trawl(
-                ["bench", "--json", "--find-max-rate", "--max-rate", "400", "--threshold", "p99<150ms", "-c", "2",
+                ["bench", "--json", "--find-max-rate", "--max-rate", "400", "--threshold", "p99<300ms", "-c", "2",
                  "-d", "0.4", "--warmup", "0.1", server.url("/delay/20")])
             #expect(result.status == 0, "\(result.stderr)")
             let object = try jsonObject(Data(result.stdout.utf8))
             let best = try #require(object["max_rate"] as? Double)
-            #expect(best >= 50 && best < 200, "\(result.stderr)")
+            #expect(best >= 12.5 && best < 200, "\(result.stderr)")
             let steps = try #require(object["steps"] as? [[String: Any]])
             #expect(steps.first?["rate"] as? Double == 12.5)
-            #expect(steps.contains { $0["rate"] as? Double == 200 && $0["pass"] as? Bool == false }, "\(steps)")
-            #expect(result.stderr.contains("step  asked    200.0 req/s  achieved"), "\(result.stderr)")
+            #expect(steps.contains { ($0["rate"] as? Double ?? 0) > best && $0["pass"] as? Bool == false }, "\(steps)")
+            #expect(!steps.contains { ($0["rate"] as? Double ?? 0) >= 200 && $0["pass"] as? Bool == true },
+                    "twice the capacity cannot pass: \(steps)")
+            #expect(result.stderr.contains("step  asked     12.5 req/s  achieved"), "\(result.stderr)")
             #expect(result.stderr.contains("max rate: \(Int(best)) req/s"), "\(result.stderr)")
         }
     }

@@ -38,7 +38,8 @@ struct BenchLatencyCLITests {
 
             #expect(report["interval_s"] as? Double == 0.25)
             let rows = try #require(report["intervals"] as? [[String: Any]])
-            #expect((4...6).contains(rows.count), "\(rows.count) rows for 1 s in 0.25 s steps")
+            // 1 s in 0.25 s steps; requests in flight at the end may add rows when the machine is slow.
+            #expect(rows.count >= 4, "\(rows.count) rows for 1 s in 0.25 s steps")
             #expect(rows.compactMap { $0["requests"] as? Int }.reduce(0, +) == requests)
             #expect(rows.compactMap { $0["bytes"] as? Int }.reduce(0, +) == report["bytes"] as? Int)
             for (index, row) in rows.enumerated() {
