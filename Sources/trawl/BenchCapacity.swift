@@ -166,7 +166,8 @@ extension Bench {
             maxRate: maxRate, checks: try thresholds(),
             run: { rate in
                 let warmupSpan = Duration.nanoseconds(Int64(warmupSeconds * 1e9))
-                let recorder = BenchRecorder(origin: .now + warmupSpan, interval: .seconds(1))
+                let recorder = BenchRecorder(
+                    origin: .now + warmupSpan, interval: .seconds(1), stripes: client.executors.count)
                 var runner = BenchRunner(
                     client: client, urls: urls, target: target, concurrency: concurrency,
                     limit: .duration(.nanoseconds(Int64(stepSeconds * 1e9))), recorder: recorder)

@@ -273,7 +273,8 @@ struct Bench: AsyncParsableCommand {
     {
         let warmupSpan = Duration.nanoseconds(Int64((warmup ?? 0) * 1e9))
         let recorder = BenchRecorder(
-            origin: .now + warmupSpan, interval: .nanoseconds(Int64((interval ?? 1) * 1e9)))
+            origin: .now + warmupSpan, interval: .nanoseconds(Int64((interval ?? 1) * 1e9)),
+            stripes: client.executors.count)
         var runner = BenchRunner(
             client: client, urls: targets, target: target, concurrency: concurrency, limit: limit, recorder: recorder)
         runner.warmup = warmupSpan

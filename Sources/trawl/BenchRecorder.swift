@@ -25,13 +25,13 @@ final class BenchRecorder: Sendable {
         var statusClasses = [0, 0, 0, 0, 0]
     }
 
-    /// libcurl's phases of each transfer, in microseconds: name resolution, TCP connect, TLS handshake and time
-    /// to the first response byte (from the start of the transfer).
+    /// libcurl's phases of each transfer, in microseconds (2 significant digits): name resolution, TCP connect,
+    /// TLS handshake and time to the first response byte (from the start of the transfer).
     struct Phases: Sendable {
-        var dns = BenchHistogram.benchPhases()
-        var connect = BenchHistogram.benchPhases()
-        var tls = BenchHistogram.benchPhases()
-        var firstByte = BenchHistogram.benchPhases()
+        var dns = BenchHistogram.benchWindow()
+        var connect = BenchHistogram.benchWindow()
+        var tls = BenchHistogram.benchWindow()
+        var firstByte = BenchHistogram.benchWindow()
     }
 
     /// What the live panel shows.
@@ -45,50 +45,75 @@ final class BenchRecorder: Sendable {
         var last: Row?
     }
 
-    private struct State {
+    /// What one stripe (the workers of one loop thread) records; the stripes never share a lock or a cache line
+    /// on the hot path.
+    private struct StripeState {
         var index = 0
         var window = BenchHistogram.benchWindow()
         var row: Row
-        var rows: [Row] = []
         var phases = Phases()
         var done = 0
         var errors = 0
         var lateStarts = 0
     }
 
+    private final class Stripe: Sendable {
+        let state: Mutex<StripeState>
+        let flight = Atomic<Int>(0)
+        init(row: Row) { state = Mutex(StripeState(row: row)) }
+    }
+
+    /// One stripe's share of a closed interval.
+    private struct Contribution {
+        var index: Int
+        var window: BenchHistogram?
+        var row: Row
+    }
+
+    /// Intervals whose stripes have not all reported yet, and the rows complete so far (once per interval).
+    private struct Rows {
+        var pending: [Int: (window: BenchHistogram?, row: Row, count: Int)] = [:]
+        var rows: [Row] = []
+    }
+
     /// The start of the measurement (the end of the warm-up).
     let origin: ContinuousClock.Instant
     /// The length of an interval in nanoseconds.
     let intervalNanoseconds: Int64
-    private let state: Mutex<State>
-    private let flight = Atomic<Int>(0)
+    private let stripes: [Stripe]
+    private let rows: Mutex<Rows>
     private let stop = Atomic<Bool>(false)
 
-    init(origin: ContinuousClock.Instant, interval: Duration) {
+    /// `stripes`: one per engine loop thread; worker `w` records into stripe `w % stripes`.
+    init(origin: ContinuousClock.Instant, interval: Duration, stripes: Int = 1) {
         self.origin = origin
         let nanos = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
         intervalNanoseconds = Swift.max(1, nanos)
         let seconds = Double(intervalNanoseconds) / 1e9
-        state = Mutex(State(row: Row(start: 0, end: seconds)))
+        self.stripes = (0..<Swift.max(1, stripes)).map { _ in Stripe(row: Row(start: 0, end: seconds)) }
+        rows = Mutex(Rows())
     }
 
     /// Set by Ctrl-C: workers send nothing more.
     var isStopped: Bool { stop.load(ordering: .relaxed) }
     func requestStop() { stop.store(true, ordering: .relaxed) }
 
+    private func stripe(_ worker: Int) -> Stripe { stripes[worker % stripes.count] }
+
     /// Around each measured request: `began()` before sending, `ended…` after.
-    func began() { flight.add(1, ordering: .relaxed) }
-    var inFlight: Int { flight.load(ordering: .relaxed) }
+    func began(worker: Int = 0) { stripe(worker).flight.add(1, ordering: .relaxed) }
+    var inFlight: Int { stripes.reduce(0) { $0 + $1.flight.load(ordering: .relaxed) } }
 
     func ended(
-        at instant: ContinuousClock.Instant, latency: Duration, bytes: Int, status: Int, timings: Timings,
-        late: Bool = false
+        worker: Int = 0, at instant: ContinuousClock.Instant, latency: Duration, bytes: Int, status: Int,
+        timings: Timings, late: Bool = false
     ) {
-        flight.subtract(1, ordering: .relaxed)
+        let stripe = stripe(worker)
+        stripe.flight.subtract(1, ordering: .relaxed)
         let index = intervalIndex(instant)
         let micros = BenchHistogram.microseconds(latency)
-        state.withLock { state in
-            close(&state, through: index)
+        let closed = stripe.state.withLock { state -> [Contribution] in
+            let closed = close(&state, through: index, flight: stripe)
             state.window.record(micros)
             state.row.requests += 1
             state.row.bytes += bytes
@@ -101,70 +126,96 @@ final class BenchRecorder: Sendable {
             state.phases.connect.recordPhase(timings.connect > .zero ? timings.connect - dns : .zero)
             state.phases.tls.recordPhase(timings.tls > .zero ? timings.tls - timings.connect : .zero)
             state.phases.firstByte.recordPhase(timings.firstByte)
+            return closed
         }
+        if !closed.isEmpty { submit(closed) }
     }
 
-    func endedWithError(at instant: ContinuousClock.Instant, late: Bool = false) {
-        flight.subtract(1, ordering: .relaxed)
+    func endedWithError(worker: Int = 0, at instant: ContinuousClock.Instant, late: Bool = false) {
+        let stripe = stripe(worker)
+        stripe.flight.subtract(1, ordering: .relaxed)
         let index = intervalIndex(instant)
-        state.withLock { state in
-            close(&state, through: index)
+        let closed = stripe.state.withLock { state -> [Contribution] in
+            let closed = close(&state, through: index, flight: stripe)
             state.row.errors += 1
             state.errors += 1
             if late { state.lateStarts += 1 }
+            return closed
         }
+        if !closed.isEmpty { submit(closed) }
     }
 
     /// A request cut short by Ctrl-C: neither a response nor an error.
-    func abandoned() { flight.subtract(1, ordering: .relaxed) }
+    func abandoned(worker: Int = 0) { stripe(worker).flight.subtract(1, ordering: .relaxed) }
 
-    /// Paginated flows (no in-flight count): one page received, or failed.
-    func recordPage(_ head: ResponseHead, bytes: Int, began: ContinuousClock.Instant) {
-        flight.add(1, ordering: .relaxed)
+    /// Paginated flows: one page received, or failed.
+    func recordPage(worker: Int, _ head: ResponseHead, bytes: Int, began: ContinuousClock.Instant) {
+        stripe(worker).flight.add(1, ordering: .relaxed)
         let now = ContinuousClock.now
-        ended(at: now, latency: began.duration(to: now), bytes: bytes, status: head.status, timings: head.timings)
+        ended(
+            worker: worker, at: now, latency: began.duration(to: now), bytes: bytes, status: head.status,
+            timings: head.timings)
     }
 
-    func recordPageError() {
-        flight.add(1, ordering: .relaxed)
-        endedWithError(at: .now)
+    func recordPageError(worker: Int) {
+        stripe(worker).flight.add(1, ordering: .relaxed)
+        endedWithError(worker: worker, at: .now)
     }
 
-    /// Closes the intervals that ended before `instant` (called by the ticker, so a stalled interval still gets
-    /// its row on time).
+    /// Closes the intervals that ended before `instant` in every stripe (called by the ticker, so a stalled
+    /// interval still gets its row on time).
     func tick(at instant: ContinuousClock.Instant) {
         let index = intervalIndex(instant)
-        state.withLock { close(&$0, through: index) }
+        for stripe in stripes {
+            let closed = stripe.state.withLock { close(&$0, through: index, flight: stripe) }
+            if !closed.isEmpty { submit(closed) }
+        }
     }
 
     func snapshot(at instant: ContinuousClock.Instant) -> Snapshot {
         let elapsed = instant < origin ? 0 : BenchReport.seconds(origin.duration(to: instant))
-        let inFlight = self.inFlight
-        return state.withLock { state in
-            Snapshot(
-                elapsed: elapsed, done: state.done, errors: state.errors, lateStarts: state.lateStarts,
-                inFlight: inFlight, last: state.rows.last)
+        var snapshot = Snapshot(elapsed: elapsed, done: 0, errors: 0, lateStarts: 0, inFlight: inFlight, last: nil)
+        for stripe in stripes {
+            stripe.state.withLock { state in
+                snapshot.done += state.done
+                snapshot.errors += state.errors
+                snapshot.lateStarts += state.lateStarts
+            }
         }
+        snapshot.last = rows.withLock { $0.rows.last }
+        return snapshot
     }
 
-    /// The rows of the run that ended at `end`: the last one is cut short there.
+    /// The rows of the run that ended at `end` (every worker done): the last one is cut short there.
     func finish(at end: ContinuousClock.Instant) -> (rows: [Row], phases: Phases) {
+        tick(at: end)
         let index = intervalIndex(end)
         let endSeconds = end < origin ? 0 : BenchReport.seconds(origin.duration(to: end))
-        return state.withLock { state in
-            close(&state, through: index)
-            var rows = state.rows
-            // A last interval cut very short with nothing in it (the run ended just after a boundary) is noise.
-            let length = Double(intervalNanoseconds) / 1e9
-            if state.row.requests + state.row.errors > 0 || endSeconds - state.row.start >= length / 2 {
-                var last = state.row
-                last.end = Swift.max(last.start, endSeconds)
-                Self.summarize(&last, state.window)
-                last.inFlight = inFlight
-                rows.append(last)
+        var last = Row(start: 0, end: 0)
+        var window: BenchHistogram?
+        var phases = Phases()
+        for stripe in stripes {
+            stripe.state.withLock { state in
+                last.start = state.row.start
+                Self.merge(&last, state.row)
+                if state.row.requests > 0 { Self.add(&window, state.window) }
+                phases.dns.add(state.phases.dns)
+                phases.connect.add(state.phases.connect)
+                phases.tls.add(state.phases.tls)
+                phases.firstByte.add(state.phases.firstByte)
             }
-            return (rows, state.phases)
         }
+        var result = rows.withLock { $0.rows }
+        // A last interval cut very short with nothing in it (the run ended just after a boundary) is noise.
+        let length = Double(intervalNanoseconds) / 1e9
+        if last.requests + last.errors > 0 || endSeconds - last.start >= length / 2 {
+            last.start = Double(index) * length
+            last.end = Swift.max(last.start, endSeconds)
+            if let window { Self.summarize(&last, window) }
+            last.inFlight = inFlight
+            result.append(last)
+        }
+        return (result, phases)
     }
 
     private func intervalIndex(_ instant: ContinuousClock.Instant) -> Int {
@@ -174,18 +225,53 @@ final class BenchRecorder: Sendable {
         return Int(nanos / intervalNanoseconds)
     }
 
-    private func close(_ state: inout State, through index: Int) {
-        guard index > state.index else { return }
+    /// The stripe's intervals before `index`, handed over (their windows copied: once per interval).
+    private func close(_ state: inout StripeState, through index: Int, flight stripe: Stripe) -> [Contribution] {
+        guard index > state.index else { return [] }
         let seconds = Double(intervalNanoseconds) / 1e9
+        var closed: [Contribution] = []
         while state.index < index {
             var row = state.row
-            Self.summarize(&row, state.window)
-            row.inFlight = inFlight
-            state.rows.append(row)
-            state.window.reset()
+            row.inFlight = stripe.flight.load(ordering: .relaxed)
+            closed.append(
+                Contribution(index: state.index, window: row.requests > 0 ? state.window : nil, row: row))
+            if row.requests > 0 { state.window.reset() }
             state.index += 1
             state.row = Row(start: Double(state.index) * seconds, end: Double(state.index + 1) * seconds)
         }
+        return closed
+    }
+
+    /// Adds stripes' shares; an interval every stripe has reported becomes a row, in order.
+    private func submit(_ contributions: [Contribution]) {
+        let count = stripes.count
+        rows.withLock { rows in
+            for part in contributions {
+                var entry = rows.pending[part.index] ?? (nil, Row(start: part.row.start, end: part.row.end), 0)
+                Self.merge(&entry.row, part.row)
+                entry.row.inFlight += part.row.inFlight
+                if let window = part.window { Self.add(&entry.window, window) }
+                entry.count += 1
+                rows.pending[part.index] = entry
+            }
+            while let entry = rows.pending[rows.rows.count], entry.count == count {
+                var row = entry.row
+                if let window = entry.window { Self.summarize(&row, window) }
+                rows.rows.append(row)
+                rows.pending[rows.rows.count - 1] = nil
+            }
+        }
+    }
+
+    private static func merge(_ row: inout Row, _ part: Row) {
+        row.requests += part.requests
+        row.errors += part.errors
+        row.bytes += part.bytes
+        for index in 0..<5 { row.statusClasses[index] += part.statusClasses[index] }
+    }
+
+    private static func add(_ window: inout BenchHistogram?, _ part: BenchHistogram) {
+        if window == nil { window = part } else { window?.add(part) }
     }
 
     private static func summarize(_ row: inout Row, _ window: BenchHistogram) {
@@ -202,12 +288,6 @@ extension Histogram where Count == UInt64 {
     static func benchWindow() -> Histogram<UInt64> {
         Histogram<UInt64>(
             lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
-    }
-
-    /// A phase's timings: microseconds up to an hour, 3 significant digits, never resized.
-    static func benchPhases() -> Histogram<UInt64> {
-        Histogram<UInt64>(
-            lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
     }
 
     static func microseconds(_ duration: Duration) -> UInt64 {

@@ -183,7 +183,7 @@ struct BenchRunner: Sendable {
                         }
                         if recorder.isStopped { break }
                         let began = clock.now
-                        if !warmingUp { recorder.began() }
+                        if !warmingUp { recorder.began(worker: worker) }
                         do {
                             let response = try await client.send(requests[index % requests.count])
                             if warmingUp {
@@ -196,8 +196,8 @@ struct BenchRunner: Sendable {
                             result.bytes += response.body.count
                             result.statuses[response.status, default: 0] += 1
                             recorder.ended(
-                                at: now, latency: latency, bytes: response.body.count, status: response.status,
-                                timings: response.timings)
+                                worker: worker, at: now, latency: latency, bytes: response.body.count,
+                                status: response.status, timings: response.timings)
                         } catch {
                             if warmingUp {
                                 result.warmupRequests += 1
@@ -205,10 +205,10 @@ struct BenchRunner: Sendable {
                             }
                             // After Ctrl-C, the cancelled requests are not errors of the server.
                             if recorder.isStopped {
-                                recorder.abandoned()
+                                recorder.abandoned(worker: worker)
                                 break
                             }
-                            recorder.endedWithError(at: clock.now)
+                            recorder.endedWithError(worker: worker, at: clock.now)
                             result.count(error)
                         }
                     }
@@ -250,7 +250,7 @@ struct BenchRunner: Sendable {
                         let measured = index >= schedule.warmupTickets
                         let lateness = due.duration(to: began)
                         let late = lateness > BenchReport.lateTolerance
-                        if measured { recorder.began() }
+                        if measured { recorder.began(worker: worker) }
                         do {
                             let response = try await client.send(requests[index % requests.count])
                             guard measured else {
@@ -263,18 +263,18 @@ struct BenchRunner: Sendable {
                             result.bytes += response.body.count
                             result.statuses[response.status, default: 0] += 1
                             recorder.ended(
-                                at: now, latency: latency, bytes: response.body.count, status: response.status,
-                                timings: response.timings, late: late)
+                                worker: worker, at: now, latency: latency, bytes: response.body.count,
+                                status: response.status, timings: response.timings, late: late)
                         } catch {
                             guard measured else {
                                 result.warmupRequests += 1
                                 continue
                             }
                             if recorder.isStopped {
-                                recorder.abandoned()
+                                recorder.abandoned(worker: worker)
                                 break
                             }
-                            recorder.endedWithError(at: clock.now, late: late)
+                            recorder.endedWithError(worker: worker, at: clock.now, late: late)
                             result.count(error)
                         }
                         if late { result.lateStarts += 1 }
@@ -331,7 +331,7 @@ struct BenchRunner: Sendable {
                                         result.warmupRequests += 1
                                     } else {
                                         result.latencies.recordLatency(began.duration(to: clock.now))
-                                        recorder.recordPage(response.head, bytes: page.byteCount, began: began)
+                                        recorder.recordPage(worker: worker, response.head, bytes: page.byteCount, began: began)
                                         result.bytes += page.byteCount
                                         result.statuses[response.head.status, default: 0] += 1
                                         result.items += response.itemCount
@@ -346,11 +346,11 @@ struct BenchRunner: Sendable {
                                         // A rejected page is counted by its status, not as an error; it ends the
                                         // flow.
                                         result.latencies.recordLatency(began.duration(to: clock.now))
-                                        recorder.recordPage(head, bytes: 0, began: began)
+                                        recorder.recordPage(worker: worker, head, bytes: 0, began: began)
                                         result.statuses[head.status, default: 0] += 1
                                     } else {
                                         result.count(error)
-                                        recorder.recordPageError()
+                                        recorder.recordPageError(worker: worker)
                                     }
                                     break walk
                                 }

@@ -127,6 +127,26 @@ struct BenchPictureTests {
         #expect(snapshot.done == 4 && snapshot.errors == 1 && snapshot.lateStarts == 1 && snapshot.inFlight == 0)
     }
 
+    @Test func recorderMergesTheStripesOfTheLoopThreadsIntoOneRowPerInterval() {
+        let origin = ContinuousClock.now
+        let recorder = BenchRecorder(origin: origin, interval: .milliseconds(100), stripes: 2)
+        func at(_ ms: Int) -> ContinuousClock.Instant { origin + .milliseconds(ms) }
+        // Worker 0 (stripe 0) is fast, worker 1 (stripe 1) slow; stripe 1 is silent in the second interval.
+        for (worker, ms, latency) in [(0, 10, 1000), (0, 20, 1000), (1, 30, 9000), (0, 150, 2000), (1, 250, 4000)] {
+            recorder.began(worker: worker)
+            recorder.ended(worker: worker, at: at(ms), latency: .microseconds(latency), bytes: 1, status: 200,
+                           timings: .zero)
+        }
+        recorder.tick(at: at(220))
+        #expect(recorder.snapshot(at: at(220)).last?.requests == 1, "the second interval closed on the tick")
+        let (rows, _) = recorder.finish(at: at(290))
+        #expect(rows.map(\.requests) == [3, 1, 1])
+        #expect(abs(Double(rows[0].max) - 9000) <= 90, "the slow stripe's latency is in the first row: \(rows[0])")
+        #expect(abs(Double(rows[0].p50) - 1000) <= 10)
+        #expect(rows.map(\.bytes) == [3, 1, 1])
+        #expect(recorder.snapshot(at: at(290)).done == 5)
+    }
+
     @Test func recorderSplitsLibcurlPhases() {
         let recorder = BenchRecorder(origin: .now, interval: .seconds(1))
         let timings = Timings(

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# What the live panel and the per-interval recording of `trawl bench` cost the load generator (issue 20: within
+# 3% of --quiet). Interleaved rounds over nginx on loopback serving a ~600-byte JSON file, -c 64:
+#   quiet     trawl bench --quiet            (recording on: intervals, phases; no panel)
+#   panel     trawl bench on a pseudo-terminal (`script`), so the live panel is drawn 4 times a second
+#   baseline  (with BASELINE=PATH to a trawl binary built before the recording existed, e.g. commit a771e0b)
+# and prints requests/s per round and the ratios panel/quiet and quiet/baseline.
+#
+# Usage: Benchmarks/bench-cost.sh [ROUNDS] [REQUESTS]      (BASELINE=/path/to/old/trawl, SCRATCH=DIR optional)
+# The report (stdout) is also written to Benchmarks/results/bench-cost.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+requests=${2:-200000}
+mkdir -p Benchmarks/results
+exec > >(tee Benchmarks/results/bench-cost.txt)
+echo "# Benchmarks/bench-cost.sh $rounds $requests, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+
+scripts/ensure-deps nginx-light >/dev/null
+scratch=${SCRATCH:-$PWD/.build}   # SCRATCH=another build directory, so a debug build can go on meanwhile
+swift build -c release --product trawl --scratch-path "$scratch" >&2
+trawl=$scratch/release/trawl
+
+work=$(mktemp -d /tmp/trawl-bench-cost.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+mkdir -p "$work/www" "$work/logs"
+python3 - "$work/www/small.json" <<'PY'
+import json, sys
+items = [{"id": 1000 + i, "name": f"item-{i}", "active": i % 2 == 0, "score": i * 1.5,
+          "tags": ["alpha", "beta"]} for i in range(6)]
+open(sys.argv[1], "w").write(json.dumps({"items": items, "next_cursor": "abc123", "total_count": 6}))
+PY
+chmod -R a+rX "$work"
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    default_type application/json;
+    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
+    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+        location /s/ { try_files /small.json =404; }
+    }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work"' EXIT
+sleep 0.5
+url="http://127.0.0.1:$port/s/a"
+curl -sf "$url" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
+
+rps_json() { python3 -c "import json,sys;print(round(json.load(open(sys.argv[1]))['requests_per_s']))" "$1"; }
+cpu_json() { python3 -c "import json,sys;print(round(json.load(open(sys.argv[1]))['cpu_us_per_request'],1))" "$1"; }
+rps_table() { tr -d '\r' <"$1" | awk '$1 == "requests/s" {print $2}'; }
+cpu_table() { tr -d '\r' <"$1" | awk '$1 == "client" && $2 == "CPU" {print $3}'; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "workload: GET ~600-byte JSON from nginx, -c 64, $requests requests per run, $rounds interleaved rounds"
+# On a busy machine requests/s swings with the neighbours; the client's CPU per request (user+sys of the
+# process over the measured span) is the steadier measure of what the recording and the panel cost.
+printf "%-6s %10s %10s %10s %12s %14s %9s %9s %9s %11s %13s\n" round quiet_rps panel_rps base_rps \
+    panel/quiet quiet/baseline q_us/req p_us/req b_us/req p/q_cpu q/b_cpu
+for r in $(seq 1 "$rounds"); do
+    "$trawl" bench -c 64 -n "$requests" --quiet "$url" >"$work/q.txt"
+    q=$(rps_table "$work/q.txt"); qc=$(cpu_table "$work/q.txt")
+    script -qfec "$trawl bench -c 64 -n $requests $url" /dev/null >"$work/p.txt"
+    grep -q "in flight" "$work/p.txt" || { echo "the panel was not drawn" >&2; exit 1; }
+    p=$(rps_table "$work/p.txt"); pc=$(cpu_table "$work/p.txt")
+    b="-"; bc="-"
+    if [ -n "${BASELINE:-}" ]; then
+        "$BASELINE" bench -c 64 -n "$requests" --json "$url" >"$work/b.json"
+        b=$(rps_json "$work/b.json"); bc=$(cpu_json "$work/b.json")
+    fi
+    pq=$(python3 -c "print(f'{$p/$q:.3f}')")
+    qb=$([ "$b" = "-" ] && echo "-" || python3 -c "print(f'{$q/$b:.3f}')")
+    pqc=$(python3 -c "print(f'{$pc/$qc:.3f}')")
+    qbc=$([ "$bc" = "-" ] && echo "-" || python3 -c "print(f'{$qc/$bc:.3f}')")
+    printf "%-6s %10s %10s %10s %12s %14s %9s %9s %9s %11s %13s\n" "$r" "$q" "$p" "$b" "$pq" "$qb" "$qc" "$pc" "$bc" \
+        "$pqc" "$qbc"
+done
