@@ -37,7 +37,8 @@ struct BenchCapacitySearch {
             // Requests still waiting for a slot when the step ended were never sent, so their latency is in no
             // percentile: a step that left more than 2% of its schedule unsent did not sustain the rate.
             let scheduled = result.completed + result.failed + result.unsent
-            if scheduled > 0, Double(result.unsent) / Double(scheduled) > 0.02 {
+            // (At least 3 of them: in a step of a few requests, one late at the end is not a verdict.)
+            if scheduled > 0, result.unsent >= 3, Double(result.unsent) / Double(scheduled) > 0.02 {
                 failed.append(String(format: "rate not sustained: %.0f%% never started",
                                      Double(result.unsent) / Double(scheduled) * 100))
             }

@@ -89,18 +89,18 @@ struct BenchCapacityTests {
             // the latency measured from the intended send times (at 200 req/s, about 0.5 s by the end of a
             // step). A busy machine may fail a step below 100, so the bounds are loose.
             let result = try await trawl(
-                ["bench", "--json", "--find-max-rate", "--max-rate", "400", "--threshold", "p99<300ms", "-c", "2",
+                ["bench", "--json", "--find-max-rate", "--max-rate", "800", "--threshold", "p99<300ms", "-c", "2",
                  "-d", "0.4", "--warmup", "0.1", server.url("/delay/20")])
             #expect(result.status == 0, "\(result.stderr)")
             let object = try jsonObject(Data(result.stdout.utf8))
             let best = try #require(object["max_rate"] as? Double)
-            #expect(best >= 12.5 && best < 200, "\(result.stderr)")
+            #expect(best > 0 && best < 200, "\(result.stderr)")
             let steps = try #require(object["steps"] as? [[String: Any]])
-            #expect(steps.first?["rate"] as? Double == 12.5)
+            #expect(steps.first?["rate"] as? Double == 25)
             #expect(steps.contains { ($0["rate"] as? Double ?? 0) > best && $0["pass"] as? Bool == false }, "\(steps)")
             #expect(!steps.contains { ($0["rate"] as? Double ?? 0) >= 200 && $0["pass"] as? Bool == true },
                     "twice the capacity cannot pass: \(steps)")
-            #expect(result.stderr.contains("step  asked     12.5 req/s  achieved"), "\(result.stderr)")
+            #expect(result.stderr.contains("step  asked     25.0 req/s  achieved"), "\(result.stderr)")
             #expect(result.stderr.contains(String(format: "max rate: %g req/s", best)), "\(result.stderr)")
         }
     }
