@@ -44,8 +44,7 @@ enum DownloadName {
             let inside = destination.hasSuffix("/") ? destination : destination + "/"
             throw FileError("write", destination, reason: "it is a directory; name a file (for example \(inside)NAME)")
         }
-        let parent = (destination as NSString).deletingLastPathComponent
-        try checkDirectory(parent.isEmpty ? "." : parent, for: destination)
+        try checkDirectory(PathName.directory(containing: destination), for: destination)
     }
 
     /// Refuses a directory to download into that does not exist or is not a directory.

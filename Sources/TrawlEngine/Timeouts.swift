@@ -53,7 +53,10 @@ extension Duration {
     /// Whole milliseconds, rounded up so that a tiny positive duration never becomes "no limit" (0).
     var trawlMilliseconds: Int {
         let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        // Saturating: a duration of Int64.max seconds is "as long as libcurl can wait", not an overflow trap.
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow, whole < Int64.max - 1000 else { return seconds < 0 ? 1 : Int(Int64.max) }
+        let millis = whole + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int(max(1, millis))
     }
 }

@@ -66,6 +66,10 @@ extension JobFileReader {
         guard positive ? value > 0 : value >= 0 else {
             throw error(node, field, "must be \(positive ? "above" : "at least") 0, not \(value)")
         }
+        // Past this the milliseconds would not fit an Int64 (1e300 trapped).
+        guard value <= Duration.longestBoundedSeconds else {
+            throw error(node, field, "must be at most \(Int(Duration.longestBoundedSeconds)) seconds, not \(value)")
+        }
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 

@@ -39,10 +39,14 @@ struct Bench: AsyncParsableCommand {
     @Option(name: [.customShort("n"), .customLong("requests")], help: "Total measured requests (default 20000).")
     var requests: Int?
 
-    @Option(name: [.customShort("d"), .customLong("duration")], help: "Run for this many seconds instead of -n.")
+    @Option(
+        name: [.customShort("d"), .customLong("duration")], help: "Run for this many seconds instead of -n.",
+        transform: { try NumberOption.seconds($0, positive: true) })
     var duration: Double?
 
-    @Option(help: "Send requests for this many seconds first, without measuring them.")
+    @Option(
+        help: "Send requests for this many seconds first, without measuring them.",
+        transform: { try NumberOption.seconds($0) })
     var warmup: Double?
 
     @Option(

@@ -49,6 +49,12 @@ extension Bench {
                 throw ValidationError("--rate must be a positive number of requests per second")
             }
             if value > 1e7 { throw ValidationError("--rate must be at most 10000000 requests per second") }
+            if value < 1 / NumberOption.longestSeconds {
+                // 1/rate seconds between requests must fit a Duration: 1e-300 trapped.
+                throw ValidationError(
+                    "The value '\(rateSpec)' is invalid for '--rate': give at least \(1 / NumberOption.longestSeconds) "
+                        + "requests per second")
+            }
         }
         if rates.end != nil, ramp == nil {
             throw ValidationError(

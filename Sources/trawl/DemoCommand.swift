@@ -22,7 +22,9 @@ struct Demo: AsyncParsableCommand {
         help: "Where the JSONL files go (default: a new temporary directory per run).")
     var outputDirectory: String?
 
-    @Option(help: "Scale the number of items per unit (default 1: 200,000 items).")
+    @Option(
+        help: "Scale the number of items per unit (default 1: 200,000 items).",
+        transform: { try NumberOption.number($0, unit: "times", positive: true, upTo: 1000) })
     var scale: Double = 1
 
     @Flag(help: "Inject no faults.")

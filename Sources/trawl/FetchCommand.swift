@@ -90,7 +90,7 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .customLong("per-host"), help: "Requests in flight per host (default 8).")
     var perHost: Int?
 
-    @Option(help: "Requests per second per host.")
+    @Option(help: "Requests per second per host.", transform: NumberOption.rate)
     var rate: Double?
 
     @Option(help: "Attempts per page, the first included (default 5).")
@@ -99,10 +99,14 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .customLong("backoff-ms"), help: "First retry backoff in ms, doubling with jitter (default 250).")
     var backoffMs: Int?
 
-    @Option(name: .customLong("max-wait"), help: "Longest rate-limit pause in seconds (default 120).")
+    @Option(
+        name: .customLong("max-wait"), help: "Longest rate-limit pause in seconds (default 120).",
+        transform: { try NumberOption.seconds($0) })
     var maxWait: Double?
 
-    @Option(name: .customLong("timeout"), help: "Per-request timeout in seconds (default 60).")
+    @Option(
+        name: .customLong("timeout"), help: "Per-request timeout in seconds (default 60).",
+        transform: { try NumberOption.seconds($0, positive: true) })
     var timeout: Double?
 
     @Option(help: "Write a JSON report here.")
@@ -224,15 +228,15 @@ struct Fetch: AsyncParsableCommand {
         if let rate { settings.ratePerHost = rate }
         if let attempts { settings.attempts = max(1, attempts) }
         if let backoffMs { settings.backoff = .milliseconds(max(0, backoffMs)) }
-        if let maxWait { settings.maxWait = .milliseconds(Int64(max(0, maxWait) * 1000)) }
-        if let timeout { settings.timeout = .milliseconds(Int64(max(0.001, timeout) * 1000)) }
+        if let maxWait { settings.maxWait = .milliseconds(Int64((maxWait * 1000).rounded())) }
+        if let timeout { settings.timeout = .milliseconds(Int64(max(1, (timeout * 1000).rounded()))) }
     }
 
     private func outputTarget(_ job: Job) -> JobOutput {
         if let outputDirectory { return .directory(outputDirectory) }
         if let output { return .file(output) }
         if let jobFile {
-            let base = ((jobFile as NSString).lastPathComponent as NSString).deletingPathExtension
+            let base = (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension
             return .file(base + ".jsonl")
         }
         return .file(name + ".jsonl")

@@ -40,7 +40,9 @@ struct Get: AsyncParsableCommand {
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
     var include = false
 
-    @Option(name: .customLong("max-time"), help: "Total timeout in seconds.")
+    @Option(
+        name: .customLong("max-time"), help: "Total timeout in seconds.",
+        transform: { try NumberOption.seconds($0, positive: true) })
     var maxTime: Double?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Skip TLS certificate verification (dangerous).")
@@ -217,7 +219,7 @@ extension Get {
 
     /// The directory `-o` writes into must exist before anything is sent.
     private func checkOutputDirectory(_ output: String) throws {
-        let parent = (output as NSString).deletingLastPathComponent
+        let parent = PathName.parent(of: output)
         var isDirectory: ObjCBool = false
         guard parent.isEmpty || FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
             throw CLIFailure("error: cannot write '\(output)': the directory '\(parent)' does not exist")

@@ -69,6 +69,10 @@ public struct PlannedPages: Sendable {
         self.init(count: pages.count) { pages[$0] }
     }
 
+    /// The most pages ``all`` makes (and `PaginationStyle.remaining(after:)` returns): a larger plan is walked
+    /// through the subscript, page by page, or refused as a hostile total.
+    public static let eagerLimit = 1_000_000
+
     public subscript(index: Int) -> PageRequest { make(index) }
 
     /// The first `count` of these pages.

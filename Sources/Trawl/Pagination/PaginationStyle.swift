@@ -129,8 +129,11 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         }
     }
 
+    /// Every page after the first, made now; `nil` beyond ``PlannedPages/eagerLimit`` pages (a walk plans those
+    /// lazily through ``plannedPages(after:)``, and refuses absurd totals).
     public func remaining(after first: PageResponse) -> [PageRequest]? {
-        plannedPages(after: first)?.all
+        guard let planned = plannedPages(after: first), planned.count <= PlannedPages.eagerLimit else { return nil }
+        return planned.all
     }
 
     public func plannedPages(after first: PageResponse) -> PlannedPages? {

@@ -190,8 +190,7 @@ public enum DurableFiles {
 
     /// `fsync`s the directory holding `path`, so entries created, renamed or removed in it are durable.
     public static func syncDirectory(containing path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        try syncDirectory(directory.isEmpty ? "." : directory)
+        try syncDirectory(PathName.directory(containing: path))
     }
 
     /// `fsync`s `directory` itself.

@@ -148,7 +148,7 @@ final class JobStore: Sendable {
             // A provisional tail (an earlier run's, which ended with failures) is cut off below.
             state.provisional = nil
             checkpoint.outputs[output] = state
-            let directory = (output as NSString).deletingLastPathComponent
+            let directory = PathName.parent(of: output)
             if !directory.isEmpty { try createDirectoryDurably(directory) }
             if state.length > 0, !manager.fileExists(atPath: output) {
                 throw JobError.state(
@@ -431,7 +431,7 @@ final class JobStore: Sendable {
         var current = (path as NSString).standardizingPath
         while !current.isEmpty, current != "/", !manager.fileExists(atPath: current) {
             missing.append(current)
-            current = (current as NSString).deletingLastPathComponent
+            current = PathName.parent(of: current)
         }
         guard !missing.isEmpty else { return }
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)

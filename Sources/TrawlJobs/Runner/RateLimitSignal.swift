@@ -33,7 +33,7 @@ public enum RateLimitSignal {
         if let remaining = headers["RateLimit-Remaining"].flatMap({ Int($0.trimmed) }), remaining <= 0,
             let reset = headers["RateLimit-Reset"].flatMap({ Double($0.trimmed) })
         {
-            return .seconds(max(0, reset))
+            return .boundedSeconds(reset)
         }
         if let combined = headers["RateLimit"] {
             var fields: [String: Double] = [:]
@@ -42,7 +42,7 @@ public enum RateLimitSignal {
                 if pair.count == 2, let number = Double(pair[1].trimmed) { fields[pair[0].trimmed.lowercased()] = number }
             }
             if let remaining = fields["remaining"], remaining <= 0, let reset = fields["reset"] {
-                return .seconds(max(0, reset))
+                return .boundedSeconds(reset)
             }
         }
         return nil
@@ -51,19 +51,19 @@ public enum RateLimitSignal {
     /// `Retry-After`: delta seconds or an IMF-fixdate.
     static func retryAfter(_ value: String, now: Date) -> Duration? {
         let text = value.trimmed
-        if let seconds = Double(text) { return .seconds(max(0, seconds)) }
+        if let seconds = Double(text) { return .boundedSeconds(seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: text) else { return nil }
-        return .seconds(max(0, date.timeIntervalSince(now)))
+        return .boundedSeconds(date.timeIntervalSince(now))
     }
 
     /// A reset value above a billion is a Unix time; smaller ones are delta seconds.
     static func resetWait(_ reset: Double, now: Date) -> Duration {
-        if reset > 1_000_000_000 { return .seconds(max(0, reset - now.timeIntervalSince1970)) }
-        return .seconds(max(0, reset))
+        if reset > 1_000_000_000 { return .boundedSeconds(reset - now.timeIntervalSince1970) }
+        return .boundedSeconds(reset)
     }
 }
 

@@ -108,7 +108,7 @@ actor RequestScheduler {
         state.tokens = min(max(1, rate), state.tokens + elapsed * rate)
         state.refilled = now
         if state.tokens >= 1 { return nil }
-        return .seconds((1 - state.tokens) / rate)
+        return .boundedSeconds((1 - state.tokens) / rate)
     }
 
     private func take(_ host: String) {

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+// Careless flags, hostile paths and servers: a usage error (exit 2) or a failure naming what (exit 1), never a
+// crash (issue 22). Helpers in CLISupport.swift.
+
+@Suite("hostile input end to end: no crash, the right exit status", .timeLimit(.minutes(2)))
+struct HostileInputCLITests {
+    @Test("one-character relative directories for --state, --output-dir and -o are created, not a crash")
+    func oneCharacterDirectories() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url("/paged/page?n=25&per_page=10")
+            let source = ["fetch", "--url", url, "--items", "items", "--paginate", "page", "-q"]
+            let state = try await trawl(source + ["--state", "s", "-o", "n/out.jsonl"], in: workspace)
+            #expect(state.status == 0, "\(state.stderr)")
+            #expect(workspace.text("n/out.jsonl") == itemLines(0..<25))
+            #expect(workspace.exists("s"))
+            let directory = try await trawl(source + ["--state", "t/", "--output-dir", "o"], in: workspace)
+            #expect(directory.status == 0, "\(directory.stderr)")
+            #expect(workspace.text("o/items.jsonl") == itemLines(0..<25))
+        }
+    }
+}
+
+extension HostileInputCLITests {
+    @Test("nan, inf, 1e300 and 0 for a seconds or rate flag are usage errors naming the flag")
+    func floatingPointFlags() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let fetch = ["fetch", "--url", "http://127.0.0.1:9/", "--items", "items", "--paginate", "page"]
+        let cases: [([String], String)] = [
+            (["get", "http://127.0.0.1:9/", "--max-time", "1e300"], "--max-time"),
+            (["get", "http://127.0.0.1:9/", "--max-time", "nan"], "--max-time"),
+            (["get", "http://127.0.0.1:9/", "--max-time", "inf"], "--max-time"),
+            (["get", "http://127.0.0.1:9/", "--max-time", "0"], "--max-time"),
+            (fetch + ["--timeout", "1e30"], "--timeout"),
+            (fetch + ["--max-wait", "1e30"], "--max-wait"),
+            (fetch + ["--max-wait", "nan"], "--max-wait"),
+            (fetch + ["--rate", "1e-300"], "--rate"),
+            (fetch + ["--rate", "inf"], "--rate"),
+            (["bench", "http://127.0.0.1:9/", "-d", "1e300"], "-d"),
+            (["bench", "http://127.0.0.1:9/", "--warmup", "inf"], "--warmup"),
+            (["bench", "http://127.0.0.1:9/", "--rate", "1e-300"], "--rate"),
+            (["demo", "--scale", "1e300"], "--scale"),
+        ]
+        for (arguments, flag) in cases {
+            let result = try await trawl(arguments, in: workspace)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("is invalid for '\(flag)"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a total of Int64.max and a Retry-After of 1e400: bounded, the walk ends, nothing traps")
+    func hugeServerNumbers() async throws {
+        let huge = String(Int64.max)
+        let page = "{\"items\":[{\"id\":1}],\"total_count\":\(huge),\"total_pages\":\(huge)}"
+        let limited = CannedServer.json("{}", status: "429 Too Many Requests", headers: ["Retry-After: 1e400"])
+        let sequences: [String: [[UInt8]]] = [
+            "/pages": [CannedServer.json(page)],
+            "/limited": [limited, CannedServer.json("{\"items\":[{\"id\":2}]}")],
+        ]
+        try await CannedServer.with(sequences: sequences) { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            for totals in [["--total-pages", "total_pages"], ["--total", "total_count", "--page-size", "10"]] {
+                let result = try await trawl(
+                    ["fetch", "--url", server.url("/pages"), "--items", "items", "--paginate", "page",
+                     "--max-pages", "3", "-q", "-o", "pages.jsonl"] + totals, in: workspace)
+                #expect(result.status == 0, "\(totals): \(result.stderr)")
+                #expect(workspace.text("pages.jsonl") == String(repeating: "{\"id\":1}\n", count: 3))
+            }
+            let limited = try await trawl(
+                ["fetch", "--url", server.url("/limited"), "--items", "items", "--paginate", "link",
+                 "--max-wait", "0.05", "--backoff-ms", "1", "-o", "limited.jsonl", "--report", "report.json"],
+                in: workspace)
+            #expect(limited.status == 0, "\(limited.stderr)")
+            #expect(workspace.text("limited.jsonl") == "{\"id\":2}\n")
+            let report = try jsonObject(workspace.data("report.json"))
+            #expect("\(report)".contains("capped"), "\(report)")
+        }
+    }
+}
