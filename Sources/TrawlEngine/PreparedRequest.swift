@@ -38,6 +38,14 @@ final class PreparedRequest: Sendable {
                 code: .invalidURL, message: "the URL contains control character \(bad)",
                 hint: "percent-encode it", method: request.method.rawValue, url: request.url)
         }
+        guard request.method.isToken else {
+            // libcurl sends the method as given: "GET /x HTTP/1.1\r\n…" would smuggle a second request.
+            throw TrawlError(
+                code: .invalidRequest, message: "the method is not a token",
+                hint: "an HTTP method holds only letters, digits and !#$%&'*+-.^_`|~ (GET, POST, PATCH…); "
+                    + "nothing was sent",
+                method: HTTPMethod.describe(request.method.rawValue), url: request.url)
+        }
         if request.method == .head, request.body != nil {
             throw TrawlError(
                 code: .invalidRequest, message: "a HEAD request cannot carry a body",
@@ -160,7 +168,7 @@ enum HeaderValidation {
         return nil
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

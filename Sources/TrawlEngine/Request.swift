@@ -20,6 +20,28 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let options: HTTPMethod = "OPTIONS"
     public static let trace: HTTPMethod = "TRACE"
     public static let connect: HTTPMethod = "CONNECT"
+
+    /// Whether the method is an RFC 9110 token (`tchar`s only: letters, digits and ``!#$%&'*+-.^_`|~``). Any other
+    /// method is refused before anything is sent: a space, CR or LF in it would rewrite the request line.
+    ///
+    /// ```swift
+    /// HTTPMethod(rawValue: "PROPFIND").isToken   // true
+    /// HTTPMethod(rawValue: "GET /x").isToken     // false
+    /// ```
+    public var isToken: Bool { Self.isToken(rawValue) }
+
+    /// Whether `text` is an RFC 9110 token, as a method must be.
+    public static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(HeaderValidation.isTokenByte)
+    }
+
+    /// The method quoted for a message, control characters escaped: `'GET\r\nX'`.
+    static func describe(_ text: String) -> String {
+        let escaped = text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "'" + escaped.prefix(64).joined() + (escaped.count > 64 ? "…" : "") + "'"
+    }
 }
 
 /// Bytes done and expected in each direction, reported while a transfer runs.

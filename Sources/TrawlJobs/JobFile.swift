@@ -194,8 +194,11 @@ struct JobFileReader {
         var method = HTTPMethod.get
         if let node = fields["method"]?.value {
             let text = try string(node, "\(field).method")
-            guard !text.isEmpty, text.allSatisfy({ $0.isLetter && $0.isASCII }) else {
-                throw error(node, "\(field).method", "'\(text)' is not an HTTP method", hint: "use GET, POST, …")
+            // A token only: libcurl writes the method into the request line as given (CR/LF would smuggle).
+            guard HTTPMethod.isToken(text) else {
+                throw error(
+                    node, "\(field).method", "'\(text.debugDescription.dropFirst().dropLast())' is not an HTTP method",
+                    hint: "use one token such as GET or POST (letters, digits and !#$%&'*+-.^_`|~)")
             }
             method = HTTPMethod(rawValue: text)
         }

@@ -95,7 +95,9 @@ struct Bench: AsyncParsableCommand {
     /// The open model's (starting) rate.
     var rate: Double? { rates?.start }
 
-    @Option(name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with --body).")
+    @Option(
+        name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with --body).",
+        transform: RequestOption.method)
     var method: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")

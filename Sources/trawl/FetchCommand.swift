@@ -30,7 +30,9 @@ struct Fetch: AsyncParsableCommand {
 
     @OptionGroup var walk: WalkFlags
 
-    @Option(name: [.customShort("X"), .customLong("request")], help: "Method (default GET).")
+    @Option(
+        name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
+        transform: RequestOption.method)
     var method: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable; ${ENV} allowed).")

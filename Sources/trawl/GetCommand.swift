@@ -22,7 +22,9 @@ struct Get: AsyncParsableCommand {
     @Argument(help: "The URL (http or https).")
     var url: String
 
-    @Option(name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with a body).")
+    @Option(
+        name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with a body).",
+        transform: RequestOption.method)
     var method: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")

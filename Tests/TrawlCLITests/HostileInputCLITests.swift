@@ -84,3 +84,38 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    @Test("-X and a job file's method take one RFC 9110 token: anything else is refused before sending")
+    func methodIsAToken() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let smuggle = "GET /EVIL HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET"
+            for method in [smuggle, "GET /EVIL", "", "GET\n"] {
+                let get = try await trawl(["get", "-X", method, server.url("/echo")], in: workspace)
+                #expect(get.status == 2, "\(method.debugDescription): \(get.stderr)")
+                #expect(get.stderr.contains("is invalid for '-X"), "\(get.stderr)")
+                let fetch = try await trawl(
+                    ["fetch", "--url", server.url("/echo"), "--items", "", "--paginate", "link", "--request", method],
+                    in: workspace)
+                #expect(fetch.status == 2, "\(method.debugDescription): \(fetch.stderr)")
+                #expect(fetch.stderr.contains("is invalid for '--request"), "\(fetch.stderr)")
+                let bench = try await trawl(["bench", server.url("/echo"), "-n", "1", "-X", method], in: workspace)
+                #expect(bench.status == 2, "\(method.debugDescription): \(bench.stderr)")
+            }
+            try workspace.write(
+                "job.yaml",
+                "sources:\n  - name: a\n    url: \(server.url("/echo"))\n    method: \"GET /EVIL HTTP/1.1\\r\\nX: 1\"\n"
+                    + "    items: ''\n    paginate: link\n")
+            let job = try await trawl(["fetch", "job.yaml", "-q"], in: workspace)
+            #expect(job.status == 1, "\(job.stderr)")
+            #expect(job.stderr.contains("sources[0].method"), "\(job.stderr)")
+            #expect(job.stderr.contains("is not an HTTP method"), "\(job.stderr)")
+            #expect(server.stats.requestsServed == 0)
+            let token = try await trawl(["get", "-X", "PROPFIND", server.url("/echo")], in: workspace)
+            #expect(token.status == 0, "\(token.stderr)")
+            #expect(token.stdout.contains("\"method\":\"PROPFIND\""), "\(token.stdout)")
+        }
+    }
+}
