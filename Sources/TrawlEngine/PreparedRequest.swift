@@ -21,23 +21,6 @@ final class PreparedRequest: Sendable {
 
     /// Checks the URL and headers and merges the client's defaults. Throws before anything is sent.
     init(_ request: Request, client: borrowing ClientDefaults, streaming: Bool) throws {
-        let origin = Origin(url: request.url)
-        if let origin, origin.scheme != "http", origin.scheme != "https" {
-            throw TrawlError(
-                code: .unsupportedScheme, message: "scheme '\(origin.scheme)' is not allowed",
-                hint: "Trawl speaks only http and https", method: request.method.rawValue, url: request.url)
-        }
-        guard let origin, !origin.host.isEmpty else {
-            throw TrawlError(
-                code: .invalidURL, message: "the URL has no scheme or host",
-                hint: "use an absolute URL such as http://host/path", method: request.method.rawValue,
-                url: request.url)
-        }
-        if let bad = HeaderValidation.firstInvalidCharacter(in: request.url) {
-            throw TrawlError(
-                code: .invalidURL, message: "the URL contains control character \(bad)",
-                hint: "percent-encode it", method: request.method.rawValue, url: request.url)
-        }
         guard request.method.isToken else {
             // libcurl sends the method as given: "GET /x HTTP/1.1\r\n…" would smuggle a second request.
             throw TrawlError(
@@ -45,6 +28,16 @@ final class PreparedRequest: Sendable {
                 hint: "an HTTP method holds only letters, digits and !#$%&'*+-.^_`|~ (GET, POST, PATCH…); "
                     + "nothing was sent",
                 method: HTTPMethod.describe(request.method.rawValue), url: request.url)
+        }
+        if let problem = URLCheck.problem(in: request.url) {
+            throw TrawlError(
+                code: problem.code, message: problem.message, hint: problem.hint, method: request.method.rawValue,
+                url: request.url)
+        }
+        guard let origin = Origin(url: request.url) else {
+            throw TrawlError(
+                code: .invalidURL, message: "the URL has no scheme or host", method: request.method.rawValue,
+                url: request.url)
         }
         if request.method == .head, request.body != nil {
             throw TrawlError(

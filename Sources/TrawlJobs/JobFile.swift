@@ -14,14 +14,7 @@ extension Job {
     /// `environment` is only checked: every `${NAME}` must be set in it. The job keeps the templates, never
     /// the values. Throws `JobFileError`.
     public static func load(contentsOf path: String, environment: [String: String]) throws(JobFileError) -> Job {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw JobFileError(
-                file: path, message: "cannot read the job file: \(error.localizedDescription)",
-                hint: "check the path and permissions")
-        }
+        let data = try JobFileReading.read(path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw JobFileError(file: path, message: "the job file is not UTF-8 text")
         }

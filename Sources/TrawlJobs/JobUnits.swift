@@ -69,6 +69,11 @@ extension Job {
             guard !source.name.isEmpty else {
                 throw JobSpecError(field: "\(field).name", "the name is empty", hint: "name each source")
             }
+            if let problem = JobSource.nameProblem(source.name) {
+                throw JobSpecError(
+                    field: "\(field).name", "\(source.name.debugDescription) \(problem)",
+                    hint: "a source name becomes a file name, NAME.jsonl: use letters, digits, '-', '_' and '.'")
+            }
             if let earlier = names[source.name] {
                 throw JobSpecError(
                     field: "\(field).name", "'\(source.name)' is used by sources[\(earlier)] too",
@@ -89,6 +94,18 @@ extension Job {
 }
 
 extension JobSource {
+    /// Why `name` cannot name an output file (`NAME.jsonl`, or `DIR/NAME.jsonl`), or `nil` when it can: a `/` or
+    /// `..` would write outside the directory, a control character makes a name no shell shows as it is.
+    static func nameProblem(_ name: String) -> String? {
+        if name.contains("/") || name.contains("\\") { return "contains a path separator" }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "contains a control character"
+        }
+        if name.hasPrefix(".") { return "starts with '.' (a hidden file, or a path such as '..')" }
+        if name.utf8.count > 200 { return "is longer than 200 bytes" }
+        return nil
+    }
+
     struct Templates {
         var url: JobTemplate
         var headers: [(name: String, value: JobTemplate)]

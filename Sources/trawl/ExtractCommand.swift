@@ -38,6 +38,8 @@ struct Extract: AsyncParsableCommand {
 
     func validate() throws {
         try HeaderOption.validate(header)
+        if isURL { try RequestOption.checkURL(file) }
+        try RequestOption.checkHeaderCharacters(header)
     }
 
     func run() async throws {

@@ -123,7 +123,11 @@ struct Fetch: AsyncParsableCommand {
         if url != nil, pagination.paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
         if url != nil, items == nil { throw ValidationError("--url needs --items KEYPATH ('' for a bare array)") }
         if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
+        if let report, let output, Self.samePath(report, output) {
+            throw ValidationError("--report \(report) names the output file too: give the report a file of its own")
+        }
         try HeaderOption.validate(headers)
+        try RequestOption.checkHeaderCharacters(headers)
         if let maxItems, maxItems < 1 { throw ValidationError("--max-items must be at least 1, not \(maxItems)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, not \(maxPages)") }
     }
@@ -217,7 +221,11 @@ struct Fetch: AsyncParsableCommand {
         let job = Job(sources: [source])
         do {
             try job.validate()
-            _ = try job.units(environment: environment)
+            for unit in try job.units(environment: environment) {
+                try RequestOption.checkURL(unit.request.url, "--url expands to")
+            }
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw ValidationError("\(error)")
         }
@@ -238,10 +246,25 @@ struct Fetch: AsyncParsableCommand {
         if let outputDirectory { return .directory(outputDirectory) }
         if let output { return .file(output) }
         if let jobFile {
+            // A pipe or process substitution (/dev/fd/63) names nothing: its number would name the output.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: jobFile)
+            guard attributes?[.type] as? FileAttributeType == .typeRegular else { return .file("job.jsonl") }
             let base = (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension
             return .file(base + ".jsonl")
         }
         return .file(name + ".jsonl")
+    }
+
+    /// Whether two paths name the same file: equal once made absolute and standardized, or the same inode.
+    static func samePath(_ first: String, _ second: String) -> Bool {
+        let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        if absolute(first) == absolute(second) { return true }
+        let manager = FileManager.default
+        guard let one = try? manager.attributesOfItem(atPath: first),
+            let two = try? manager.attributesOfItem(atPath: second)
+        else { return false }
+        return (one[.systemFileNumber] as? NSNumber) == (two[.systemFileNumber] as? NSNumber)
+            && (one[.systemNumber] as? NSNumber) == (two[.systemNumber] as? NSNumber)
     }
 
     /// The same command with the state directory the failed run left, so only what is missing is fetched.

@@ -104,6 +104,8 @@ struct Get: AsyncParsableCommand {
             }
         }
         try HeaderOption.validate(headers)
+        try RequestOption.checkURL(url)
+        try RequestOption.checkHeaderCharacters(headers)
     }
 
     func run() async throws {

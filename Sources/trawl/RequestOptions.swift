@@ -1,5 +1,5 @@
 import ArgumentParser
-import TrawlEngine
+import Trawl
 
 /// Parsing of request flags whose text reaches the wire: refused at parse time, as usage errors naming the flag.
 enum RequestOption {
@@ -12,5 +12,41 @@ enum RequestOption {
                     + "without spaces or control characters")
         }
         return text
+    }
+}
+
+extension RequestOption {
+    /// A URL argument checked as the engine would check it, but before anything runs: a scheme other than http or
+    /// https, whitespace or control characters, no host or a port out of range are usage errors (exit 2).
+    static func checkURL(_ url: String, _ what: String = "the URL") throws {
+        guard let problem = URLCheck.problem(in: url) else { return }
+        let message =
+            problem.message.hasPrefix("the URL ") ? " " + problem.message.dropFirst(8) : ": " + problem.message
+        throw ValidationError("\(what) \(shown(url))\(message); \(problem.hint)")
+    }
+
+    /// `-H` values with CR, LF, NUL, DEL or another control character, or a name that is not a token: refused
+    /// before anything is sent (libcurl would send CR/LF verbatim). The value is never printed: it may be a secret.
+    static func checkHeaderCharacters(_ headers: [String]) throws {
+        for header in headers {
+            let (name, value) = HeaderOption.split(header)
+            if name.isEmpty || !HTTPMethod.isToken(name) {
+                throw ValidationError(
+                    "-H: the header name \(shown(name)) is not a token: use letters, digits and !#$%&'*+-.^_`|~ only")
+            }
+            if let bad = URLCheck.controlCharacter(in: value) {
+                throw ValidationError(
+                    "-H \(name): the value contains control character \(bad), which would split or corrupt the request")
+            }
+        }
+    }
+
+    /// Quoted for a message, control characters escaped and credentials hidden.
+    static func shown(_ text: String) -> String {
+        let redacted = Redaction.url(text, names: Redaction.defaultQueryNames)
+        let escaped = redacted.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "'" + escaped.joined() + "'"
     }
 }

@@ -22,10 +22,15 @@ struct TrawlCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            do {
+                if var asyncCommand = command as? AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch let error as ValidationError {
+                // Thrown by run(), after parsing: ArgumentParser would show the root's usage, not the command's.
+                throw RunUsageError(error, command: type(of: command))
             }
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
@@ -33,6 +38,9 @@ struct TrawlCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             // An exit status chosen by the command (bench: 3 for a failed threshold, 130 after Ctrl-C).
             Foundation.exit(exit == .validationFailure ? 2 : exit.rawValue)
+        } catch let usage as RunUsageError {
+            FileHandle.standardError.write(Data(TerminalText.safe(usage.text).utf8))
+            Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }

@@ -80,9 +80,10 @@ struct CLITests {
         }
     }
 
-    @Test func badHeaderExitsOne() async throws {
+    /// A usage error since issue 22 (it was exit 1): decided before anything is sent.
+    @Test func badHeaderExitsTwo() async throws {
         let result = try await trawl(["get", "-H", "X-A: a\rb", "http://127.0.0.1:9/"])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("contains control character U+000D (CR)"))
     }
 

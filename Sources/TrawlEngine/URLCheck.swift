@@ -1,0 +1,83 @@
+/// What is wrong with a URL before anything is sent: the checks the client makes on every request, exposed so a
+/// command line can refuse a bad argument as a usage error, before any request, with the same words.
+///
+/// ```swift
+/// URLCheck.problem(in: "ftp://host/x")?.message            // "scheme 'ftp' is not allowed"
+/// URLCheck.problem(in: "http://host:99999/")?.message      // "the port 99999 is out of range (1-65535)"
+/// URLCheck.problem(in: "http://host/a b")?.message          // "the URL contains a space at byte 13"
+/// URLCheck.problem(in: "https://api.example.com/items")     // nil
+/// ```
+public enum URLCheck {
+    public struct Problem: Sendable, Hashable {
+        public var code: TrawlError.Code
+        public var message: String
+        public var hint: String
+    }
+
+    /// The first problem found, or `nil` for an absolute http or https URL with a host, a port in range and no
+    /// whitespace or control characters.
+    public static func problem(in url: String) -> Problem? {
+        if let bad = HeaderValidation.firstInvalidCharacter(in: url) {
+            return Problem(
+                code: .invalidURL, message: "the URL contains control character \(bad)", hint: "percent-encode it")
+        }
+        if let offset = url.utf8.firstIndex(where: { $0 == 0x20 || $0 == 0x09 }) {
+            let index = url.utf8.distance(from: url.utf8.startIndex, to: offset)
+            let what = url.utf8[offset] == 0x20 ? "a space" : "a tab"
+            return Problem(
+                code: .invalidURL, message: "the URL contains \(what) at byte \(index)",
+                hint: "percent-encode it (a space is %20)")
+        }
+        guard let origin = Origin(url: url) else {
+            return Problem(
+                code: .invalidURL, message: "the URL has no scheme or host",
+                hint: "use an absolute URL such as http://host/path")
+        }
+        guard origin.scheme == "http" || origin.scheme == "https" else {
+            return Problem(
+                code: .unsupportedScheme, message: "scheme '\(origin.scheme)' is not allowed",
+                hint: "Trawl speaks only http and https")
+        }
+        guard !origin.host.isEmpty else {
+            return Problem(
+                code: .invalidURL, message: "the URL has no host", hint: "use an absolute URL such as http://host/path")
+        }
+        if let port = portText(url) {
+            guard port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return Problem(
+                    code: .invalidURL, message: "the port '\(port)' is not a number",
+                    hint: "give a port from 1 to 65535 after the host, or none for the scheme's default")
+            }
+            guard let number = Int(port), (1...65535).contains(number) else {
+                return Problem(
+                    code: .invalidURL, message: "the port \(port) is out of range (1-65535)",
+                    hint: "give a port from 1 to 65535, or none for the scheme's default")
+            }
+        }
+        return nil
+    }
+
+    /// The first control character in `text` other than a tab, described for a message (`U+000D (CR) at byte 5`),
+    /// or `nil`: what makes a header value or a URL unsafe to send.
+    public static func controlCharacter(in text: String) -> String? {
+        HeaderValidation.firstInvalidCharacter(in: text)
+    }
+
+    /// The text after the host's `:` in the authority, when there is one (`nil` for no port or an empty one).
+    static func portText(_ url: String) -> Substring? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        let afterHost: Substring
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
+            afterHost = hostAndPort[hostAndPort.index(after: close)...]
+        } else {
+            guard let colon = hostAndPort.firstIndex(of: ":") else { return nil }
+            afterHost = hostAndPort[colon...]
+        }
+        guard afterHost.hasPrefix(":"), afterHost.count > 1 else { return nil }
+        return afterHost.dropFirst()
+    }
+}
