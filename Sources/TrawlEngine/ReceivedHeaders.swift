@@ -60,6 +60,10 @@ struct HeaderLines {
     /// The first `Content-Length` value, when it is a plain decimal number.
     private(set) var contentLength: Int?
     private(set) var hasLocation = false
+    /// Why the `Content-Length` cannot be trusted: not a plain decimal (`5abc`, `+5`, `-5`), past 63 bits, or
+    /// two fields that disagree. libcurl reads `5abc` as 5 and a number past 63 bits as "until the close", so the
+    /// body would end short or long without an error.
+    private(set) var contentLengthProblem: String?
 
     var count: Int { fields.count }
 
@@ -79,8 +83,15 @@ struct HeaderLines {
         fields.append(Field(
             nameStart: offset + Int32(name.lowerBound), nameEnd: offset + Int32(name.upperBound),
             valueStart: offset + Int32(value.lowerBound), valueEnd: offset + Int32(value.upperBound)))
-        if name.count == 14, contentLength == nil, Self.equalsLowercase(line, name, "content-length") {
-            contentLength = Self.decimal(line, value)
+        if name.count == 14, Self.equalsLowercase(line, name, "content-length") {
+            let parsed = Self.decimal(line, value)
+            if parsed == nil {
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[value]).prefix(40), as: UTF8.self)
+                contentLengthProblem = "the Content-Length '\(text)' is not a plain decimal number of 63 bits"
+            } else if let earlier = contentLength, earlier != parsed {
+                contentLengthProblem = "two Content-Length fields disagree (\(earlier) and \(parsed ?? 0))"
+            }
+            if contentLength == nil { contentLength = parsed }
         } else if name.count == 8, Self.equalsLowercase(line, name, "location") {
             hasLocation = true
         }
@@ -117,13 +128,17 @@ struct HeaderLines {
         return true
     }
 
+    /// 1*DIGIT that fits 63 bits, else `nil`.
     private static func decimal(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
-        guard !range.isEmpty, range.count <= 18 else { return nil }
+        guard !range.isEmpty, range.count <= 19 else { return nil }
         var value = 0
         for index in range {
             let byte = line[index]
             guard byte >= 48, byte <= 57 else { return nil }
-            value = value * 10 + Int(byte - 48)
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - 48))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
         }
         return value
     }

@@ -24,8 +24,8 @@ func trawlHeaderCallback(
 ) -> Int {
     guard let transfer = currentTransfer(userdata) else { return 0 }
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-    transfer._withUnsafeGuaranteedRef { $0.receiveHeaderLine(bytes) }
-    return size * count
+    let proceed = transfer._withUnsafeGuaranteedRef { $0.receiveHeaderLine(bytes) }
+    return proceed ? size * count : 0
 }
 
 func trawlReadCallback(

@@ -73,7 +73,8 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: - callbacks (loop thread)
 
-    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+    /// Returns false to abort the transfer (`abortError` says why).
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         bytesMoved &+= line.count
         if line.count >= 5, line[0] == 72, line[1] == 84, line[2] == 84, line[3] == 80, line[4] == 47 {  // "HTTP/"
             // A new head: the first, or the next after a 1xx.
@@ -81,14 +82,18 @@ final class Transfer: @unchecked Sendable {
             if headerLines.count > 0 { headerLines = HeaderLines() }  // the head after a 1xx
             frozenHeaders = nil
             headComplete = false
-            return
+            return true
         }
-        guard !headComplete else { return }  // trailers
+        guard !headComplete else { return true }  // trailers
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         if end == 0 {
+            if let problem = HeadCheck.problem(status: status, headers: headerLines) {
+                abortError = makeError(code: .receiveFailed, problem.message, hint: problem.hint)
+                return false
+            }
             if status >= 200 { headCompleted() }
-            return
+            return true
         }
         frozenHeaders = nil
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
@@ -97,6 +102,7 @@ final class Transfer: @unchecked Sendable {
         } else {
             headerLines.append(content)
         }
+        return true
     }
 
     private func headCompleted() {
@@ -183,7 +189,10 @@ final class Transfer: @unchecked Sendable {
         if let cancellation {
             failure = cancellation
         } else if code == CURLE_OK {
-            failure = nil
+            // libcurl 7.88 ends a response whose connection closed inside the head with CURLE_OK and no body.
+            failure = headComplete ? nil : makeError(
+                code: .truncated, "the connection closed before the response head ended",
+                hint: "the server or a proxy cut the response short; retry the request")
         } else {
             failure = CurlErrors.error(for: code, transfer: self, abortError: abortError)
         }
