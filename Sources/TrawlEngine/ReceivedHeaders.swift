@@ -60,6 +60,8 @@ struct HeaderLines {
     /// The first `Content-Length` value, when it is a plain decimal number.
     private(set) var contentLength: Int?
     private(set) var hasLocation = false
+    /// A `Location` field was sent with nothing in it.
+    private(set) var hasEmptyLocation = false
     /// Why the `Content-Length` cannot be trusted: not a plain decimal (`5abc`, `+5`, `-5`), past 63 bits, or
     /// two fields that disagree. libcurl reads `5abc` as 5 and a number past 63 bits as "until the close", so the
     /// body would end short or long without an error.
@@ -93,7 +95,7 @@ struct HeaderLines {
             }
             if contentLength == nil { contentLength = parsed }
         } else if name.count == 8, Self.equalsLowercase(line, name, "location") {
-            hasLocation = true
+            if value.isEmpty { hasEmptyLocation = true } else { hasLocation = true }
         }
     }
 

@@ -119,3 +119,26 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    @Test("a proxy that is down is named as the proxy, not the server; no_proxy still reaches the server")
+    func proxyDown() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let proxied = try await trawl(
+                ["get", "-s", server.url("/json/small")], in: workspace,
+                environment: ["http_proxy": "http://user:pw@127.0.0.1:9"])
+            #expect(proxied.status == 1)
+            #expect(
+                proxied.stderr.contains("the proxy http://REDACTED@127.0.0.1:9 refused the connection"),
+                "\(proxied.stderr)")
+            #expect(!proxied.stderr.contains("check that the server is up"), "\(proxied.stderr)")
+            #expect(!proxied.stderr.contains("pw"), "\(proxied.stderr)")
+            let bypassed = try await trawl(
+                ["get", "-s", server.url("/json/small")], in: workspace,
+                environment: ["http_proxy": "http://127.0.0.1:9", "no_proxy": "127.0.0.1"])
+            #expect(bypassed.status == 0, "\(bypassed.stderr)")
+        }
+    }
+}

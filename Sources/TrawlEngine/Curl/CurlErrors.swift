@@ -20,6 +20,23 @@ enum CurlErrors {
             return error
         }
 
+        // The proxy was what failed: the server was never reached, and "check that the server is up" would mislead.
+        if let proxy = ProxyEnvironment.proxy(for: transfer.request.url) {
+            switch code {
+            case CURLE_COULDNT_CONNECT:
+                return make(.connectFailed, "the proxy \(proxy) refused the connection or could not be reached",
+                            "check that the proxy is up, or unset the proxy variable (http_proxy, https_proxy)")
+            case CURLE_COULDNT_RESOLVE_PROXY:
+                return make(.dnsFailed, "the proxy's host name in \(proxy) could not be resolved",
+                            "check the proxy variable (http_proxy, https_proxy)")
+            case CURLE_RECV_ERROR where curlMessage.contains("CONNECT tunnel failed"):
+                return make(.connectFailed, "the proxy \(proxy) refused to open a tunnel to the server",
+                            "check the proxy's rules and credentials")
+            default:
+                break
+            }
+        }
+
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL:
             return make(.unsupportedScheme, "the scheme is not supported", "Trawl speaks only http and https")

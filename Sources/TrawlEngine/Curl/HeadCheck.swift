@@ -6,7 +6,13 @@ enum HeadCheck {
         var hint: String
     }
 
-    static func problem(status: Int, headers: HeaderLines) -> Problem? {
+    static func problem(status: Int, headers: HeaderLines, followsRedirects: Bool) -> Problem? {
+        // A redirect to nowhere: libcurl finds no URL to follow and the 3xx would end as an empty success.
+        if followsRedirects, RedirectStep.isFollowable(status), !headers.hasLocation, headers.hasEmptyLocation {
+            return Problem(
+                message: "the redirect (\(status)) has an empty Location",
+                hint: "the server did not say where to go; report it to the server's owner")
+        }
         // Trawl never asks to switch protocols (no Upgrade header, no h2c): what follows a 101 is not HTTP, and
         // libcurl would hand it over as the body.
         if status == 101 {

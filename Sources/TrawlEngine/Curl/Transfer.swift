@@ -88,7 +88,8 @@ final class Transfer: @unchecked Sendable {
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         if end == 0 {
-            if let problem = HeadCheck.problem(status: status, headers: headerLines) {
+            let follows = request.followsRedirects
+            if let problem = HeadCheck.problem(status: status, headers: headerLines, followsRedirects: follows) {
                 abortError = makeError(code: .receiveFailed, problem.message, hint: problem.hint)
                 return false
             }
