@@ -184,6 +184,14 @@ extension JobSource {
                     field: "\(field).\(name)", "'{\(parameter)}' names no matrix parameter", hint: hint)
             }
         }
+        // An axis no template uses would repeat the same request once per value: every item written N times.
+        let used = Set(templates.all.flatMap(\.template.parameters).map { $0.prefix { $0 != "." } }.map(String.init))
+        for axis in matrix where !used.contains(axis.name) {
+            throw JobSpecError(
+                field: "\(field).matrix.\(axis.name)", "no template uses the axis '\(axis.name)'",
+                hint: "put {\(axis.name)} in the url (or a header or the body), or remove the axis: each of its "
+                    + "values would fetch the same pages again")
+        }
         return templates
     }
 

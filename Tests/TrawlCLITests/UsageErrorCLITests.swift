@@ -79,6 +79,10 @@ struct UsageErrorCLITests {
             source + ["--url", "http://127.0.0.1:9/", "-o", "out.jsonl", "--report", "./out.jsonl"],
             "--report ./out.jsonl names the output file too", in: workspace)
         try await expectUsage(source + ["--url", "http://127.0.0.1:9/", "--shard", "x"], "shard", in: workspace)
+        // An axis no template uses would fetch the same pages once per value.
+        try await expectUsage(
+            source + ["--url", "http://127.0.0.1:9/?a={a}", "--matrix", "a=1,2", "--matrix", "unused=x,y"],
+            "sources[0].matrix.unused: no template uses the axis 'unused'", in: workspace)
         try await expectUsage(
             ["fetch", "--url", "http://127.0.0.1:9/", "--items", "", "--paginate", "pagez"], "unknown style 'pagez'",
             in: workspace)
