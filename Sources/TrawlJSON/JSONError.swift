@@ -40,6 +40,9 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tooLarge = Code("tooLarge")
         /// A key path given to the extractor cannot be used.
         public static let invalidKeyPath = Code("invalidKeyPath")
+        /// The document holds the value at the key path twice (a duplicated key on the path): the elements of both
+        /// would be mixed, so the document is refused at the second one.
+        public static let duplicateKey = Code("duplicateKey")
     }
 
     /// The kind of failure.

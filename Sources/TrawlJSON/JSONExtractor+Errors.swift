@@ -15,6 +15,11 @@ extension JSONExtractor {
                 throw makeError(
                     .tooLarge, "a captured field is larger than the \(Self.size(limits.maxCaptureBytes)) limit",
                     at: at, unit: unit)
+            case .duplicateCollection:
+                throw makeError(
+                    .duplicateKey,
+                    "the value at \(path) appears twice (a duplicated key); its elements up to here were delivered",
+                    at: at, unit: unit)
             case .tokenTooLarge, nil:
                 throw makeError(
                     .tooLarge, "a single token is larger than the \(Self.size(limits.maxTokenBytes)) limit",

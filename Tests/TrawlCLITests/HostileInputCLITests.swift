@@ -142,3 +142,31 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    @Test("fetch: a scalar, an object or a duplicated key where the page's items array should be fails the page")
+    func itemsNotAnArray() async throws {
+        let responses: [String: [UInt8]] = [
+            "/scalar": CannedServer.json(#"{"items":5}"#),
+            "/object": CannedServer.json(#"{"items":{"id":1}}"#),
+            "/null": CannedServer.json(#"{"items":null}"#),
+            "/twice": CannedServer.json(#"{"items":[{"id":1}],"items":[{"id":2}]}"#),
+        ]
+        try await CannedServer.with(responses) { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            for (path, message) in [
+                ("/scalar", "is not an array"), ("/object", "is not an array"), ("/null", "is not an array"),
+                ("/twice", "appears twice"),
+            ] {
+                let result = try await trawl(
+                    ["fetch", "--url", server.url(path), "--items", "items", "--paginate", "link", "--attempts", "1",
+                     "-o", "out.jsonl", "--restart"], in: workspace)
+                #expect(result.status == 1, "\(path): \(result.stderr)")
+                #expect(result.stderr.contains(message), "\(path): \(result.stderr)")
+                #expect(result.stderr.contains(server.url(path)), "\(path): \(result.stderr)")
+                #expect(workspace.text("out.jsonl").isEmpty, "\(path): \(workspace.text("out.jsonl"))")
+            }
+        }
+    }
+}

@@ -47,6 +47,9 @@ package struct PageExchange: Sendable {
     package var noun = "page"
     /// The items' type, named when one does not decode.
     package var itemType = ""
+    /// Whether the items path must name an array: a scalar, an object or null there fails the page instead of
+    /// being its one item (the job runner's pages).
+    package var requiresArray = false
     /// The most bytes of a rejected page's body kept for its error.
     package var errorBodyLimit = 64 << 10
 
@@ -312,6 +315,13 @@ package final class PageStream: @unchecked Sendable {
                     code: .invalidBody, message: "the \(exchange.noun) has no value at '\(exchange.itemsPath)'",
                     hint: "check the items key path against the response", method: request.method.rawValue,
                     url: head.url)
+            }
+            if exchange.requiresArray, summary.collection == .value {
+                self.summary = summary
+                throw TrawlError(
+                    code: .invalidBody, message: "the value at '\(exchange.itemsPath)' is not an array",
+                    hint: "the items key path must name the page's array of items; check it against the response",
+                    method: request.method.rawValue, url: head.url)
             }
             self.finish(summary)
             return false

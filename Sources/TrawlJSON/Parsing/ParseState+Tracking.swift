@@ -27,9 +27,12 @@ extension ParseState {
         return matcher.afterIndex(parent, index)
     }
 
-    mutating func trackedValueStarts(_ state: Int32, isArray: Bool) {
+    /// False when the value at the items path starts a second time: a key on the path is duplicated
+    /// (`{"items":[…],"items":[…]}`), and streaming both arrays would mix two collections into one.
+    mutating func trackedValueStarts(_ state: Int32, isArray: Bool) -> Bool {
         let info = matcher.states[Int(state)]
         if info.isItems {
+            guard collection == .missing else { return fail(.duplicateCollection) }
             if isArray && !wholeValue {
                 if collection == .missing { collection = .array }
             } else {
@@ -42,6 +45,7 @@ extension ParseState {
             captureTopDepth = depth + 1
             recording |= 2
         }
+        return true
     }
 
     /// Completes the element and the captures whose value just ended.

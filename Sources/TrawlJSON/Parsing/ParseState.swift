@@ -33,6 +33,7 @@ struct ParseState {
         case tooDeep
         case tokenTooLarge(Int)
         case captureTooLarge
+        case duplicateCollection
     }
 
     enum Form { case json, values, count }
@@ -128,7 +129,7 @@ struct ParseState {
     mutating func onNull() -> Bool {
         progress &+= 1
         let state = beginValue()
-        if state >= 0 { trackedValueStarts(state, isArray: false) }
+        if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
             if recording & 1 != 0 {
                 if form == .json { writeJSON("null") } else { element.append(EventTag.null.rawValue) }
@@ -141,7 +142,7 @@ struct ParseState {
     mutating func onBool(_ value: Bool) -> Bool {
         progress &+= 1
         let state = beginValue()
-        if state >= 0 { trackedValueStarts(state, isArray: false) }
+        if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
             let tag = value ? EventTag.true.rawValue : EventTag.false.rawValue
             if recording & 1 != 0 {
@@ -156,7 +157,7 @@ struct ParseState {
         progress &+= 1
         guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
         let state = beginValue()
-        if state >= 0 { trackedValueStarts(state, isArray: false) }
+        if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
             if recording & 1 != 0 {
                 if form == .json {
@@ -176,7 +177,7 @@ struct ParseState {
         progress &+= 1
         guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
         let state = beginValue()
-        if state >= 0 { trackedValueStarts(state, isArray: false) }
+        if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
             if recording & 1 != 0 {
                 if form == .json {
@@ -235,7 +236,7 @@ struct ParseState {
     mutating func onStartContainer(isArray: Bool) -> Bool {
         progress &+= 1
         let state = beginValue()
-        if state >= 0 { trackedValueStarts(state, isArray: isArray) }
+        if state >= 0, !trackedValueStarts(state, isArray: isArray) { return false }
         guard depth < maxDepth else { return fail(.tooDeep) }
         if _slowPath(depth + 1 >= frameCapacity) { growFrames() }
         depth &+= 1

@@ -30,7 +30,9 @@ struct PageLinesReader: Sendable {
         client: Client, items: JSONKeyPath, capture: [JSONKeyPath], maxPageBytes: Int,
         metaPrefix: (@Sendable (Int) -> [UInt8])?
     ) {
-        exchange = PageExchange(client: client, itemsPath: items, capture: capture, form: .json)
+        var exchange = PageExchange(client: client, itemsPath: items, capture: capture, form: .json)
+        exchange.requiresArray = true
+        self.exchange = exchange
         self.maxPageBytes = maxPageBytes
         self.metaPrefix = metaPrefix
     }
