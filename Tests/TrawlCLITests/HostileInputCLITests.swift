@@ -170,3 +170,28 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    @Test("extract URL keeps the elements completed before a truncated body, as extract FILE does")
+    func extractURLKeepsCompletedElements() async throws {
+        let items = (0..<50).map { "{\"id\":\($0),\"pad\":\"\(String(repeating: "x", count: 20))\"}" }
+        let text = "{\"items\":[" + items.joined(separator: ",") + ",{\"id\":50,\"pa"
+        let body = Array(text.utf8)
+        let responses: [String: [UInt8]] = [
+            "/cut": CannedServer.response(
+                "HTTP/1.1 200 OK", ["Content-Type: application/json", "Content-Length: \(body.count + 500)"], body: body)
+        ]
+        try await CannedServer.with(responses) { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write("cut.json", text)
+            let fromFile = try await trawl(["extract", "--path", "items", "cut.json"], in: workspace)
+            #expect(fromFile.status == 1)
+            let fromURL = try await trawl(["extract", "--path", "items", server.url("/cut")], in: workspace)
+            #expect(fromURL.status == 1)
+            #expect(fromURL.stderr.contains("the body ended after"), "\(fromURL.stderr)")
+            #expect(fromURL.stdout == items.joined(separator: "\n") + "\n")
+            #expect(fromURL.stdout == fromFile.stdout)
+        }
+    }
+}
