@@ -91,9 +91,12 @@ extension Client {
         var body: ResponseBody? = response.body
         var start: Int64 = 0
         var total: Int64?
-        let answer = resumeFrom > 0
+        var answer = resumeFrom > 0
             ? ResumeAnswer(status: head.status, headers: head.headers, resumeFrom: resumeFrom, validator: validator)
             : .fresh
+        if answer == .confirm {
+            answer = await Self.confirmWhole(self, request, size: resumeFrom, validator: validator)
+        }
         switch answer {
         case .append(let rangeTotal):
             start = resumeFrom
@@ -102,7 +105,7 @@ extension Client {
             start = resumeFrom
             total = resumeFrom
             body = nil
-        case .restart:
+        case .restart, .confirm:
             // Not appendable (another range, or the resource changed under a server that ignores If-Range).
             let fresh = try await stream(request)
             head = fresh.head

@@ -10,6 +10,9 @@ enum ResumeAnswer: Equatable {
     case append(total: Int64?)
     /// The partial file already holds the whole resource (`416` with `Content-Range: bytes */N`).
     case complete
+    /// A `416` that says the file has N bytes but carries no validator: the resource may have changed to another
+    /// of the same length, so ask (`HEAD`) before calling the partial file complete.
+    case confirm
     /// The answer cannot be appended (another range, another validator): ask again without a range.
     case restart
     /// A full answer (`200`) or an error status: take it as a fresh download or a failure.
@@ -38,7 +41,7 @@ enum ResumeAnswer: Equatable {
                 self = .restart
                 return
             }
-            self = .complete
+            self = stored == nil ? .confirm : .complete
         default:
             self = .fresh
         }

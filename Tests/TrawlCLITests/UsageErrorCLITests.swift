@@ -117,11 +117,13 @@ struct JobFileSourceCLITests {
         let directory = try await trawl(["fetch", "jobs"], in: workspace)
         #expect(directory.status == 1)
         #expect(
-            directory.stderr.hasPrefix("error: jobs: cannot read the job file: it is a directory"), "\(directory.stderr)")
+            directory.stderr.hasPrefix("error: jobs: cannot read the job file: it is a directory"),
+            "\(directory.stderr)")
         let missing = try await trawl(["fetch", "nowhere.yaml"], in: workspace)
         #expect(missing.status == 1)
         #expect(
-            missing.stderr.hasPrefix("error: nowhere.yaml: cannot read the job file: no such file"), "\(missing.stderr)")
+            missing.stderr.hasPrefix("error: nowhere.yaml: cannot read the job file: no such file"),
+            "\(missing.stderr)")
         for result in [directory, missing] { #expect(!result.stderr.contains("NSCocoaErrorDomain")) }
     }
 }

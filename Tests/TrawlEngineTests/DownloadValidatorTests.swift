@@ -34,7 +34,8 @@ struct ResumeAnswerTests {
 
     @Test("a 416 finishes the file when it says the partial file is whole and no validator contradicts it")
     func rangeNotSatisfiable() {
-        #expect(answer(416, ["Content-Range": "bytes */100"], validator: etag) == .complete)
+        // Without a validator the resource may have changed to another of the same length: ask first (issue 22).
+        #expect(answer(416, ["Content-Range": "bytes */100"], validator: etag) == .confirm)
         #expect(answer(416, ["Content-Range": "bytes */100", "ETag": etag], validator: etag) == .complete)
         #expect(answer(416, ["Content-Range": "bytes */100", "ETag": "\"v2\""], validator: etag) == .restart)
         #expect(answer(416, ["Content-Range": "bytes */100", "Last-Modified": "x"], validator: date) == .restart)

@@ -10,7 +10,8 @@ struct ShortResponseTests {
     static let responses: [String: [UInt8]] = [
         "/cut-head": Array("HTTP/1.1 200 OK\r\nContent-Type: appl".utf8),
         "/cut-status": Array("HTTP/1.1 200 O".utf8),
-        "/length-5abc": CannedServer.response("HTTP/1.1 200 OK", ["Content-Length: 5abc"], body: Array("hello world".utf8)),
+        "/length-5abc": CannedServer.response(
+            "HTTP/1.1 200 OK", ["Content-Length: 5abc"], body: Array("hello world".utf8)),
         "/length-plus": CannedServer.response("HTTP/1.1 200 OK", ["Content-Length: +5"], body: Array("hello".utf8)),
         "/length-huge": CannedServer.response(
             "HTTP/1.1 200 OK", ["Content-Length: 99999999999999999999"], body: Array("hello".utf8)),
@@ -39,7 +40,9 @@ struct ShortResponseTests {
                 }
             }
             // Cut inside the status line: libcurl itself says nothing came.
-            _ = await expectTrawlError(.receiveFailed) { _ = try await client.send(Request(url: server.url("/cut-status"))) }
+            _ = await expectTrawlError(.receiveFailed) {
+                _ = try await client.send(Request(url: server.url("/cut-status")))
+            }
         }
     }
 
@@ -53,7 +56,9 @@ struct ShortResponseTests {
                 ("/length-twice", "two Content-Length fields disagree (5 and 7)"),
             ]
             for (path, message) in cases {
-                let error = await expectTrawlError(.receiveFailed) { _ = try await client.send(Request(url: server.url(path))) }
+                let error = await expectTrawlError(.receiveFailed) {
+                    _ = try await client.send(Request(url: server.url(path)))
+                }
                 #expect(error?.message.contains(message) == true, "\(path): \(String(describing: error))")
                 #expect(error?.url == server.url(path))
             }
@@ -65,7 +70,9 @@ struct ShortResponseTests {
     @Test("an unrequested 101 Switching Protocols fails instead of delivering what follows as the body")
     func unrequestedSwitch() async throws {
         try await CannedServer.with(Self.responses) { server in
-            let error = await expectTrawlError(.receiveFailed) { _ = try await Client().send(Request(url: server.url("/switch"))) }
+            let error = await expectTrawlError(.receiveFailed) {
+                _ = try await Client().send(Request(url: server.url("/switch")))
+            }
             #expect(error?.message == "the server switched protocols (101) without being asked")
         }
     }
