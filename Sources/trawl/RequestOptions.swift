@@ -29,7 +29,9 @@ extension RequestOption {
     /// before anything is sent (libcurl would send CR/LF verbatim). The value is never printed: it may be a secret.
     static func checkHeaderCharacters(_ headers: [String]) throws {
         for header in headers {
-            let (name, value) = HeaderOption.split(header)
+            var (name, value) = HeaderOption.split(header)
+            // curl's `-H 'Name;'` (send the header empty) has no colon: the name ends before the semicolon.
+            if !header.contains(":"), name.hasSuffix(";") { name.removeLast() }
             if name.isEmpty || !HTTPMethod.isToken(name) {
                 throw ValidationError(
                     "-H: the header name \(shown(name)) is not a token: use letters, digits and !#$%&'*+-.^_`|~ only")
