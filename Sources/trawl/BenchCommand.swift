@@ -175,7 +175,8 @@ struct Bench: AsyncParsableCommand {
         if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
         if let report { try Self.validateWritable(report, flag: "--report") }
         try HeaderOption.validate(headers)
-        for url in urls { try RequestOption.checkURL(url) }
+        // --compare and --report with saved results take files, not URLs.
+        if !compare, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
         try RequestOption.checkHeaderCharacters(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }

@@ -85,7 +85,7 @@ struct Extract: AsyncParsableCommand {
             // A body cut short by the transport: the bytes that did arrive may still hold completed elements the
             // extractor had not parsed yet (it coalesces input after a long token); finishing hands them out (its
             // own "truncated" error is not the news: the transport's is).
-            if isURL, !(error is JSONError) { _ = try? extractor.finish(onElement: onElement) }
+            if isURL, !(error is JSONError) { _ = try? output.finish(extractor) }
             output.flush()  // the elements completed before a failure are kept, whatever failed
             if let error = error as? JSONError {
                 throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
