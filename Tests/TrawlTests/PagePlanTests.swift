@@ -399,11 +399,18 @@ struct PagePlanOriginTests {
         let first = try #require(helper.requested(capped.next()))
         capped.completed(helper.response(first.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
         #expect(capped.pageTotal == 3)
-        // Serially, a huge total does not overflow either.
+        // Serially an absurd total is refused too (the walk would ask for empty pages until it), without overflow;
+        // with a cap it is walked to the cap.
         var serial = PagePlan(strategy: PaginationStyle.page(totalPages: "pages"), request: Request(url: "https://a.test/x"))
         let page = try #require(helper.requested(serial.next()))
         serial.completed(helper.response(page.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
-        #expect(helper.requested(serial.next())?.page.position == .number(2))
+        #expect(helper.failure(serial.next())?.kind == .pagination)
+        var cappedSerial = PagePlan(
+            strategy: PaginationStyle.page(totalPages: "pages"), request: Request(url: "https://a.test/x"),
+            limits: .init(maxPages: 5))
+        let one = try #require(helper.requested(cappedSerial.next()))
+        cappedSerial.completed(helper.response(one.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
+        #expect(helper.requested(cappedSerial.next())?.page.position == .number(2))
     }
 }
 

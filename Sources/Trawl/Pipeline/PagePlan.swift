@@ -258,6 +258,16 @@ package struct PagePlan: Sendable {
                 }
                 return plan.count > 0 ? plan[0].position : nil
             }
+            // Serially too: an absurd total would have the walk ask for empty pages until it is reached.
+            if limits.maxPages == nil, limits.maxItems == nil, let announced = strategy.plannedPages(after: page) {
+                plan = announced
+                if let refusal = tooMany(page) {
+                    plan = PlannedPages([])
+                    state = .failed(refusal)
+                    return nil
+                }
+                plan = PlannedPages([])
+            }
             return chain(after: page)
         case .awaitingSerial:
             count(page)
