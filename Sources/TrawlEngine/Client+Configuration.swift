@@ -54,18 +54,41 @@ extension Client {
         /// HTTP/2 over TLS via ALPN, multiplexing requests on one connection (`CURLOPT_PIPEWAIT`);
         /// plain `http://` URLs still use HTTP/1.1 (cleartext HTTP/2 is broken in libcurl 7.88).
         case http2
+        /// HTTP/2 from the first byte, also over plain `http://` (h2c, no upgrade): only for servers known to
+        /// speak it. libcurl 7.88 fails a second request on a reused cleartext HTTP/2 connection, so each such
+        /// transfer gets a connection of its own.
+        case http2PriorKnowledge
     }
 
-    /// Certificate verification. On unless a client explicitly opts out.
+    /// Certificate verification and client certificates. Verification is on unless a client explicitly opts out.
+    ///
+    /// ```swift
+    /// var config = Client.Configuration()
+    /// config.tls = TLSOptions(caFile: "/etc/internal/ca.pem")         // trust a private CA
+    /// config.tls.clientCertificate = "client.pem"                     // mutual TLS
+    /// config.tls.clientKey = "client.key"
+    /// ```
     public struct TLSOptions: Sendable, Hashable {
         /// Verify the peer's certificate chain and that it names the host.
         public var verifyPeer: Bool = true
         /// A PEM bundle of trusted CAs instead of the system's.
         public var caFile: String?
+        /// A directory of PEM CA certificates (hashed names, as `openssl rehash` makes them), searched as well.
+        public var caPath: String?
+        /// A PEM client certificate for servers that ask for one (mutual TLS); may hold the key as well.
+        public var clientCertificate: String?
+        /// The PEM private key of `clientCertificate` when it is in a file of its own.
+        public var clientKey: String?
 
-        public init(verifyPeer: Bool = true, caFile: String? = nil) {
+        public init(
+            verifyPeer: Bool = true, caFile: String? = nil, caPath: String? = nil,
+            clientCertificate: String? = nil, clientKey: String? = nil
+        ) {
             self.verifyPeer = verifyPeer
             self.caFile = caFile
+            self.caPath = caPath
+            self.clientCertificate = clientCertificate
+            self.clientKey = clientKey
         }
 
         /// Skips all certificate checks. Anyone on the path can read and change the traffic; the client

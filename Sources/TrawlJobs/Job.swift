@@ -52,6 +52,8 @@ public struct JobSource: Sendable, Hashable {
     /// of M items"); slice the query (a date-window matrix) to get the rest.
     public var maxItems: Int?
     public var maxPages: Int?
+    /// This source's `tls:`, over the job's `settings.tls` key by key.
+    public var tls: TLSSettings?
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
@@ -147,6 +149,12 @@ public struct JobSettings: Sendable, Hashable {
     /// Statuses that end a unit's serial walk cleanly after its first page (an API that answers 404 past the
     /// last page).
     public var stopStatuses: Set<Int> = []
+    /// Longest wait for a connection (`--connect-timeout`); `nil` for the engine's default.
+    public var connectTimeout: Duration?
+    /// CAs, client certificate and verification for every source (a source's `tls:` overrides key by key).
+    public var tls: TLSSettings = TLSSettings()
+    /// The HTTP version to ask for (`settings.http`); `nil` offers HTTP/2 over https, as curl does.
+    public var http: Client.HTTPVersionPreference?
 
     public init() {}
 }
@@ -170,4 +178,6 @@ public struct WorkUnit: Sendable {
     /// The source's caps (see `JobSource.maxItems`).
     public var maxItems: Int? = nil
     public var maxPages: Int? = nil
+    /// The TLS options of the unit's client (the job's settings and the source's `tls:`).
+    public var tls: Client.TLSOptions = .init()
 }

@@ -36,6 +36,9 @@ extension Job {
     ///   trusted_origins: [https://cdn.example.com]   # may receive credentials when a next link names them
     ///   sensitive_headers: [X-Tenant-Key]             # stripped across origins and redacted, like Authorization
     ///   stop_on_status: [404]                         # ends a walk cleanly after its first page (DRF's end)
+    ///   connect_timeout_s: 10
+    ///   http: "2"              # "1.1", "2" (offered over https, the default) or "2-prior-knowledge"
+    ///   tls: {ca_file: ca.pem, ca_path: certs/, cert: client.pem, key: client.key, insecure: false}
     /// sources:
     ///   - name: repos
     ///     url: "https://api.github.com/orgs/{org}/repos?per_page=100&since={day}"
@@ -47,6 +50,7 @@ extension Job {
     ///     side: [total_count]                  # optional
     ///     max_items: 1000                      # optional caps on each unit's walk (a search API's result cap)
     ///     max_pages: 10
+    ///     tls: {cert: client.pem, key: client.key}   # optional; over settings.tls key by key
     ///     matrix:                              # optional; the first axis is outermost
     ///       org: [apple, swiftlang]
     ///       day: "2024-01-01..2024-12-31 step 7d"
@@ -82,9 +86,11 @@ struct JobFileReader {
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
         "trusted_origins", "sensitive_headers", "stop_on_status",
+        "connect_timeout_s", "tls", "http",
     ]
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
+        "tls",
     ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
@@ -161,6 +167,9 @@ struct JobFileReader {
                     }
                     settings.stopStatuses.insert(status)
                 }
+            case "connect_timeout_s": settings.connectTimeout = try seconds(value, field, positive: true)
+            case "tls": settings.tls = try tls(value, field)
+            case "http": settings.http = try http(value, field)
             default: settings.timeout = try seconds(value, field, positive: true)
             }
         }
@@ -226,9 +235,10 @@ struct JobFileReader {
         if let node = fields["max_items"]?.value { maxItems = try int(node, "\(field).max_items", minimum: 1) }
         var maxPages: Int?
         if let node = fields["max_pages"]?.value { maxPages = try int(node, "\(field).max_pages", minimum: 1) }
-        let source = JobSource(
+        var source = JobSource(
             name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
             side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
+        if let node = fields["tls"]?.value { source.tls = try tls(node, "\(field).tls") }
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

@@ -47,7 +47,8 @@ extension Job {
                 units.append(WorkUnit(
                     sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
                     request: request, pagination: source.pagination, items: source.items, side: source.side,
-                    maxItems: source.maxItems, maxPages: source.maxPages))
+                    maxItems: source.maxItems, maxPages: source.maxPages,
+                    tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options))
             }
         }
         return units

@@ -145,8 +145,7 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Skip TLS certificate verification.")
-    var insecure = false
+    @OptionGroup(title: "TLS") var tls: TLSFlags
 
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
@@ -230,7 +229,7 @@ struct Bench: AsyncParsableCommand {
         config.maxConcurrentTransfers = concurrency
         config.loopThreads = Self.loopCount(loops, concurrency: concurrency) ?? 1
         if http2 { config.httpVersion = .http2 }
-        if insecure { config.tls = .insecureSkipVerification }
+        tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
         let client = Client(configuration: config)
 
         let requestBody: RequestBody? = body.map { .string($0) }

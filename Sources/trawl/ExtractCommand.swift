@@ -28,6 +28,8 @@ struct Extract: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .long], help: "A request header for a URL source, 'Name: value' (repeatable).")
     var header: [String] = []
 
+    @OptionGroup(title: "TLS (for a URL)") var tls: TLSFlags
+
     @Argument(help: "The JSON file, - for stdin, or an http:// or https:// URL.")
     var file: String = "-"
 
@@ -113,7 +115,9 @@ extension Extract {
             request.headers.add(name, value)
         }
         do {
-            let response = try await Client().stream(request)
+            var configuration = Client.Configuration()
+            tls.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
+            let response = try await Client(configuration: configuration).stream(request)
             guard (200..<300).contains(response.status) else {
                 var excerpt: [UInt8] = []
                 for try await chunk in response.body {

@@ -111,6 +111,16 @@ struct Fetch: AsyncParsableCommand {
         transform: { try NumberOption.seconds($0, positive: true) })
     var timeout: Double?
 
+    @Option(name: .customLong("max-page-bytes"), help: "Largest page, in bytes, as its JSONL (default 64 MiB).")
+    var maxPageBytes: Int?
+
+    @Option(name: .customLong("connect-timeout"), help: "Longest wait for a connection, in seconds.")
+    var connectTimeout: Double?
+
+    @OptionGroup(title: "TLS (over the job file's tls:)") var tls: TLSFlags
+
+    @OptionGroup(title: "HTTP version (over the job file's settings.http)") var httpVersion: HTTPVersionFlags
+
     @Option(help: "Write a JSON report here.")
     var report: String?
 
@@ -137,6 +147,7 @@ struct Fetch: AsyncParsableCommand {
         var job = try loadJob(environment: environment)
         applyOverrides(to: &job.settings)
         walk.apply(to: &job.settings)
+        applyTLS(to: &job, environment: environment)
         for index in job.sources.indices {
             job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
             job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages
@@ -165,6 +176,7 @@ struct Fetch: AsyncParsableCommand {
         var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta
+        if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
         display.start { runner.progress }
@@ -179,7 +191,8 @@ struct Fetch: AsyncParsableCommand {
         if let report { try JobSummary.writeReport(result, to: report) }
         if !quiet { print(JobSummary.text(result)) }
         if !result.failures.isEmpty || !result.complete {
-            FileHandle.standardError.write(Data(TerminalText.safe(JobSummary.failureText(result, retry: retryCommand(result))).utf8))
+            let text = JobSummary.failureText(result, retry: retryCommand(result))
+            FileHandle.standardError.write(Data(TerminalText.safe(CLIHints.rewrite(text, command: "fetch")).utf8))
             throw ExitCode(1)
         }
     }
@@ -240,6 +253,19 @@ struct Fetch: AsyncParsableCommand {
         if let backoffMs { settings.backoff = .milliseconds(max(0, backoffMs)) }
         if let maxWait { settings.maxWait = .milliseconds(Int64((maxWait * 1000).rounded())) }
         if let timeout { settings.timeout = .milliseconds(Int64(max(1, (timeout * 1000).rounded()))) }
+        if let connectTimeout { settings.connectTimeout = .milliseconds(Int64(max(0.001, connectTimeout) * 1000)) }
+        if let version = httpVersion.preference { settings.http = version }
+    }
+
+    /// Each source's TLS: the job file's settings, the source's own `tls:`, then the flags; curl's CA variables
+    /// where none of them names a CA. `-k` (or `insecure: true`) says so once on stderr.
+    private func applyTLS(to job: inout Job, environment: [String: String]) {
+        for index in job.sources.indices {
+            job.sources[index].tls = job.settings.tls
+                .overlaid(with: job.sources[index].tls ?? TLSSettings())
+                .overlaid(with: tls.overlay)
+                .withCurlEnvironment(environment)
+        }
     }
 
     private func outputTarget(_ job: Job) -> JobOutput {

@@ -47,8 +47,12 @@ struct Get: AsyncParsableCommand {
         transform: { try NumberOption.seconds($0, positive: true) })
     var maxTime: Double?
 
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Skip TLS certificate verification (dangerous).")
-    var insecure = false
+    @Option(name: .customLong("connect-timeout"), help: "Longest wait for the connection, in seconds.")
+    var connectTimeout: Double?
+
+    @OptionGroup(title: "TLS") var tls: TLSFlags
+
+    @OptionGroup(title: "HTTP version") var httpVersion: HTTPVersionFlags
 
     @Option(name: .customLong("limit-rate"), help: "Read the body at most this many bytes/s (the transfer pauses).")
     var limitRate: Int?
@@ -111,7 +115,8 @@ struct Get: AsyncParsableCommand {
     func run() async throws {
         if let output { try checkOutputDirectory(output) }
         var config = Client.Configuration()
-        if insecure { config.tls = .insecureSkipVerification }
+        tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
+        config.httpVersion = httpVersion.preference ?? .http2
         let client = Client(configuration: config)
 
         var request = Request(url: url)
@@ -124,6 +129,7 @@ struct Get: AsyncParsableCommand {
             request.headers.add(name, value)
         }
         if let maxTime { request.timeouts.total = .milliseconds(Int64(maxTime * 1000)) }
+        if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
         let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
         if request.body != nil { request.onProgress = { bar.upload($0) } }
 

@@ -20,8 +20,10 @@ struct TrawlCommand: AsyncParsableCommand {
     /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage; bench adds 3 (a
     /// threshold failed) and 130 (stopped by Ctrl-C).
     static func main() async {
+        var parsed: ParsableCommand.Type = TrawlCommand.self
         do {
             var command = try parseAsRoot()
+            parsed = type(of: command)
             do {
                 if var asyncCommand = command as? AsyncParsableCommand {
                     try await asyncCommand.run()
@@ -33,7 +35,8 @@ struct TrawlCommand: AsyncParsableCommand {
                 throw RunUsageError(error, command: type(of: command))
             }
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
+            let text = CLIHints.rewrite(failure.description, command: parsed._commandName)
+            FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
             Foundation.exit(1)
         } catch let exit as ExitCode {
             // An exit status chosen by the command (bench: 3 for a failed threshold, 130 after Ctrl-C).
@@ -44,8 +47,16 @@ struct TrawlCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
-            FileHandle.standardError.write(Data((TerminalText.safe(fullMessage(for: error)) + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.safe(message(for: error, in: parsed)) + "\n").utf8))
             Foundation.exit(code == .validationFailure ? 2 : 1)
         }
+    }
+
+    /// ArgumentParser's message, with the usage of the subcommand that ran when `run()` itself found the usage
+    /// error (it knows only the root's then).
+    static func message(for error: Error, in command: ParsableCommand.Type) -> String {
+        guard error is ValidationError, command != TrawlCommand.self else { return fullMessage(for: error) }
+        let name = "trawl \(command._commandName)"
+        return "Error: \(error)\nUsage: \(usageString(for: command))\n  See '\(name) --help' for more information."
     }
 }

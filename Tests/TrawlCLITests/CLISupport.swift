@@ -20,7 +20,7 @@ func trawlBinary() throws -> URL {
 /// Environment variables that change what `trawl fetch` does; never inherited from the test runner.
 let controlledVariables = [
     "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
-    "TRAWL_TEST_TOKEN", "TRAWL_TEST_UNSET_VAR", "FAIL_PAGE",
+    "TRAWL_TEST_TOKEN", "TRAWL_TEST_UNSET_VAR", "FAIL_PAGE", "CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR",
 ]
 
 /// A fresh temporary directory, the working directory of the runs of one test.

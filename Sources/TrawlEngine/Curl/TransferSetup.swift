@@ -72,6 +72,9 @@ enum TransferSetup {
         easy.set(CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer)
         easy.set(CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyPeer ? 2 : 0)
         if let caFile = configuration.tls.caFile { easy.set(CURLOPT_CAINFO, caFile) }
+        if let caPath = configuration.tls.caPath { easy.set(CURLOPT_CAPATH, caPath) }
+        if let certificate = configuration.tls.clientCertificate { easy.set(CURLOPT_SSLCERT, certificate) }
+        if let key = configuration.tls.clientKey { easy.set(CURLOPT_SSLKEY, key) }
         if !proxyInEnvironment {
             // No proxy variable is set: say so once, instead of libcurl reading five or six environment
             // variables on every request (a proxy set later in the process's life is not picked up).
@@ -90,6 +93,9 @@ enum TransferSetup {
         case .http2:
             easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
             easy.set(CURLOPT_PIPEWAIT, true)
+        case .http2PriorKnowledge:
+            easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+            easy.set(CURLOPT_FORBID_REUSE, true)
         }
     }
 

@@ -68,7 +68,7 @@ public final class JobRunner: Sendable {
     let redact: @Sendable (String) -> String
     let unredact: @Sendable (String) -> String
     let metrics = JobMetrics()
-    let client: Client
+    let clients: JobClients
     let scheduler: RequestScheduler
     let policy: RetryPolicy
 
@@ -85,16 +85,7 @@ public final class JobRunner: Sendable {
         self.options = options
         self.redact = redact
         self.unredact = unredact
-        if let client = options.client {
-            self.client = client
-        } else {
-            var configuration = Client.Configuration()
-            configuration.maxConcurrentTransfers = max(settings.concurrency, 1)
-            configuration.maxConnectionsPerHost = max(settings.perHost, 1)
-            configuration.timeouts.total = settings.timeout
-            configuration.maxBodySize = options.maxPageBytes
-            self.client = Client(configuration: configuration)
-        }
+        clients = JobClients(units: units, settings: settings, options: options)
         scheduler = RequestScheduler(
             concurrency: settings.concurrency, perHost: settings.perHost, rate: settings.ratePerHost,
             maxWait: settings.maxWait)

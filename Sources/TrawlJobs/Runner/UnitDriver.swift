@@ -61,7 +61,7 @@ struct UnitDriver: Sendable {
             meta = { index in prefix + Array("\(index),\"item\":".utf8) }
         }
         var reader = PageLinesReader(
-            client: runner.client, items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
+            client: runner.clients.client(for: unit), items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
             metaPrefix: meta)
         reader.side = unit.side
         return reader
