@@ -50,18 +50,29 @@ final class PreparedRequest: Sendable {
                 hint: "fix Client.Configuration.defaultHeaders", method: request.method.rawValue, url: request.url)
         }
         try HeaderValidation.validate(request.headers, method: request.method.rawValue, url: request.url)
+        if !request.removedHeaders.isEmpty {
+            var names = HTTPHeaders()
+            for name in request.removedHeaders { names.add(name, "") }
+            try HeaderValidation.validate(names, method: request.method.rawValue, url: request.url)
+        }
 
         var lines: [String]
         var usesClientLines = false
-        if request.headers.isEmpty, request.strippedHeaders.isEmpty, request.body?.contentType == nil {
+        let removed = Set(request.removedHeaders.map { $0.lowercased() })
+        if request.headers.isEmpty, request.strippedHeaders.isEmpty, removed.isEmpty, request.body?.contentType == nil {
             lines = client.lines
             usesClientLines = true
         } else {
             lines = []
             lines.reserveCapacity(client.lines.count + request.headers.count + 2)
             for (index, field) in client.fields.enumerated()
-            where !request.headers.contains(field.name) && !request.strippedHeaders.contains(field.name.lowercased()) {
+            where !request.headers.contains(field.name) && !request.strippedHeaders.contains(field.name.lowercased())
+                && !removed.contains(field.name.lowercased()) {
                 lines.append(client.lines[index])
+            }
+            // "Name:" tells libcurl not to send its own default for the name either.
+            for name in request.removedHeaders.sorted() where !request.headers.contains(name) {
+                lines.append("\(name):")
             }
             for (name, value) in request.headers { lines.append(Self.line(name, value)) }
             if let contentType = request.body?.contentType, !request.headers.contains("Content-Type"),

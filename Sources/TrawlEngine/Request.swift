@@ -89,6 +89,9 @@ public struct Request: Sendable {
     public var redirects: RedirectPolicy?
     /// Called on the engine's loop thread whenever the byte counts change. Keep it short.
     public var onProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Header names whose default is not sent: neither the client's default headers nor libcurl's own (`Accept`,
+    /// `User-Agent`, …), as curl's `-H 'Name:'` does.
+    public var removedHeaders: Set<String> = []
     /// Header names (lowercased) removed after merging the client's default headers: set on redirect
     /// hops that left the original origin, so defaults cannot reintroduce credentials.
     package var strippedHeaders: Set<String> = []

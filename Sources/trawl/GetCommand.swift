@@ -30,8 +30,38 @@ struct Get: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")
     var headers: [String] = []
 
-    @Option(name: [.customShort("d"), .customLong("data")], help: "The request body.")
-    var data: String?
+    @Option(
+        name: [.customShort("d"), .customLong("data")],
+        help: """
+            Form data (application/x-www-form-urlencoded unless -H sets Content-Type); @FILE or @- reads it, \
+            without CR and LF (repeatable: joined with &).
+            """)
+    var data: [String] = []
+
+    @Option(name: .customLong("data-binary"), help: "Like -d, but @FILE is sent exactly as it is (repeatable).")
+    var dataBinary: [String] = []
+
+    @Option(
+        name: .customLong("data-urlencode"),
+        help: "Form data, percent-encoded: 'content', '=content', 'name=content', '@file', 'name@file' (repeatable).")
+    var dataURLEncode: [String] = []
+
+    @Option(
+        name: .customLong("json"),
+        help: "JSON body (@FILE, @- read it); sets Content-Type and Accept to application/json (repeatable).")
+    var json: [String] = []
+
+    @Flag(name: [.customShort("G"), .customLong("get")], help: "Put the -d data in the URL's query and send a GET.")
+    var dataInQuery = false
+
+    @Option(name: [.customShort("u"), .customLong("user")], help: "Basic authentication 'USER:PASSWORD'.")
+    var user: String?
+
+    @Option(name: .customLong("max-redirs"), help: "Follow at most N redirects (default 10; -1 for 50).")
+    var maxRedirects: Int?
+
+    @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects (the default; accepted as curl's).")
+    var location = false
 
     @Option(name: .customLong("data-file"), help: "Send this file as the body (streamed from disk).")
     var dataFile: String?
@@ -76,9 +106,25 @@ struct Get: AsyncParsableCommand {
     var silent = false
 
     func validate() throws {
-        if data != nil, dataFile != nil { throw ValidationError("give either --data or --data-file, not both") }
-        if !form.isEmpty, data != nil || dataFile != nil {
+        let curlData = self.curlData
+        if !curlData.isEmpty, dataFile != nil {
+            throw ValidationError("give either -d (or --data-binary, --data-urlencode, --json) or --data-file")
+        }
+        if !form.isEmpty, !curlData.isEmpty || dataFile != nil {
             throw ValidationError("give -F or a body (-d/--data-file), not both")
+        }
+        if !json.isEmpty, !(data.isEmpty && dataBinary.isEmpty && dataURLEncode.isEmpty) {
+            throw ValidationError("give --json or -d/--data-binary/--data-urlencode, not both")
+        }
+        if dataInQuery, !json.isEmpty || dataFile != nil || !form.isEmpty {
+            throw ValidationError(
+                "-G puts -d, --data-binary and --data-urlencode in the query; it does not take --json, -F or --data-file")
+        }
+        if let user, !user.contains(":") {
+            throw ValidationError("-u '\(user)' has no password: give -u USER:PASSWORD (trawl does not prompt)")
+        }
+        if let maxRedirects, maxRedirects < -1 {
+            throw ValidationError("--max-redirs must be -1 (up to 50) or more, not \(maxRedirects)")
         }
         if (resume || sha256 != nil), output == nil { throw ValidationError("--continue and --sha256 need -o FILE") }
         if resume, limitRate != nil { throw ValidationError("--continue does not combine with --limit-rate") }
@@ -119,15 +165,10 @@ struct Get: AsyncParsableCommand {
         config.httpVersion = httpVersion.preference ?? .http2
         let client = Client(configuration: config)
 
-        var request = Request(url: url)
-        if let data { request.body = .string(data) }
+        var request = try curlRequest()
         if let dataFile { request.body = .file(dataFile) }
         if !form.isEmpty { request.body = try multipartBody() }
         request.method = method.map { HTTPMethod(rawValue: $0) } ?? (request.body == nil ? .get : .post)
-        for header in headers {
-            let (name, value) = HeaderOption.split(header)
-            request.headers.add(name, value)
-        }
         if let maxTime { request.timeouts.total = .milliseconds(Int64(maxTime * 1000)) }
         if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
         let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
@@ -179,6 +220,42 @@ struct Get: AsyncParsableCommand {
 }
 
 extension Get {
+    var curlData: CurlData {
+        CurlData(data: data, binary: dataBinary, urlencode: dataURLEncode, json: json)
+    }
+
+    /// The URL, headers and curl-style data: `-H 'Name:'` removes a default header, `-H 'Name;'` sends it empty;
+    /// `-d` data is a form unless `-H` names a Content-Type, `--json` sets both JSON headers; `-G` moves the data
+    /// into the query; `-u` sends basic authentication; `--max-redirs` caps the redirects followed.
+    func curlRequest() throws -> Request {
+        let bytes = try curlData.bytes()
+        var request = Request(url: url)
+        if dataInQuery, let bytes {
+            let separator = url.contains("?") ? "&" : "?"
+            request = Request(url: url + separator + String(decoding: bytes, as: UTF8.self))
+        } else if let bytes {
+            request.body = .bytes(bytes)
+        }
+        for header in headers {
+            let (name, value) = HeaderOption.split(header)
+            if value.isEmpty, !HeaderOption.sendsEmpty(header) {
+                request.removedHeaders.insert(name)
+            } else {
+                request.headers.add(name, value)
+            }
+        }
+        let named = Set(headers.map { HeaderOption.split($0).name.lowercased() })
+        if bytes != nil, !dataInQuery, !named.contains("content-type") {
+            request.headers.add("Content-Type", json.isEmpty ? "application/x-www-form-urlencoded" : "application/json")
+        }
+        if !json.isEmpty, !named.contains("accept") { request.headers.add("Accept", "application/json") }
+        if let user, !named.contains("authorization") {
+            request.headers.add("Authorization", "Basic " + Data(user.utf8).base64EncodedString())
+        }
+        if let maxRedirects { request.redirects = .follow(max: maxRedirects < 0 ? 50 : maxRedirects) }
+        return request
+    }
+
     /// `-o FILE`: through `FILE.part`, moved into place when complete; `--continue` resumes it.
     private func download(client: Client, request: Request, to output: String, bar: ProgressBar) async throws {
         var options = DownloadOptions()

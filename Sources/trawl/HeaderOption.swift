@@ -5,13 +5,24 @@ import Foundation
 /// (exit 2), split where the request is built.
 enum HeaderOption {
     static func validate(_ headers: [String]) throws {
-        for header in headers where !header.contains(":") {
+        for header in headers where !header.contains(":") && !sendsEmpty(header) {
             throw ValidationError("header '\(header)' must look like 'Name: value'")
         }
     }
 
-    /// The name and value around the first colon, trimmed (a header without a colon has an empty value).
+    /// `Name;` (curl's way to send a header with an empty value, where `Name:` removes it).
+    static func sendsEmpty(_ header: String) -> Bool {
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasSuffix(";") && !trimmed.contains(":")
+    }
+
+    /// The name and value around the first colon, trimmed (a header without a colon has an empty value, and
+    /// `Name;` is `Name` with an empty value).
     static func split(_ header: String) -> (name: String, value: String) {
+        if sendsEmpty(header) {
+            let name = header.trimmingCharacters(in: .whitespaces).dropLast()
+            return (name.trimmingCharacters(in: .whitespaces), "")
+        }
         let parts = header.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         return (parts[0].trimmingCharacters(in: .whitespaces), value)

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+/// `get` with curl's request habits: -u, -d and its relatives, --json, -G, -H 'Name:' / 'Name;', --max-redirs, -L.
+@Suite("CLI curl habits")
+struct CurlHabitsCLITests {
+    func echo(_ arguments: [String], in workspace: Workspace? = nil) async throws -> EchoReply {
+        try await TestServer.with { server in
+            let run = try await trawl(["get", "-s"] + arguments + [server.url("/echo")], in: workspace ?? Workspace())
+            #expect(run.status == 0, "\(run.stderr)")
+            return try JSONDecoder().decode(EchoReply.self, from: Data(run.stdout.utf8))
+        }
+    }
+
+    @Test("-d sends a form (CR and LF stripped from @FILE), joined with &; -H Content-Type wins")
+    func dataIsAForm() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("body.txt", "a=1\nb=2\r\n")
+        let reply = try await echo(["-d", "x=1", "-d", "@body.txt"], in: workspace)
+        #expect(reply.method == "POST")
+        #expect(reply.body == "x=1&a=1b=2")
+        #expect(reply.header("Content-Type") == ["application/x-www-form-urlencoded"])
+
+        let typed = try await echo(["-d", "{}", "-H", "Content-Type: application/json"])
+        #expect(typed.header("Content-Type") == ["application/json"])
+
+        let binary = try await echo(["--data-binary", "@body.txt"], in: workspace)
+        #expect(binary.body == "a=1\nb=2\r\n")
+    }
+
+    @Test("--data-urlencode: content, =content, name=content, @file, name@file")
+    func dataURLEncode() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("v.txt", "1 & 2\n")
+        let reply = try await echo(
+            ["--data-urlencode", "a b", "--data-urlencode", "=c=d", "--data-urlencode", "q=x y&z",
+             "--data-urlencode", "@v.txt", "--data-urlencode", "n@v.txt"], in: workspace)
+        #expect(reply.body == "a%20b&c%3Dd&q=x%20y%26z&1%20%26%202%0A&n=1%20%26%202%0A")
+    }
+
+    @Test("--json sets both JSON headers; -G moves the data into the query")
+    func jsonAndGet() async throws {
+        let json = try await echo(["--json", #"{"a":1}"#])
+        #expect(json.body == #"{"a":1}"#)
+        #expect(json.header("Content-Type") == ["application/json"])
+        #expect(json.header("Accept") == ["application/json"])
+
+        let query = try await echo(["-G", "-d", "a=1", "--data-urlencode", "b=x y"])
+        #expect(query.method == "GET")
+        #expect(query.query == "a=1&b=x%20y")
+        #expect(query.bodyLength == 0)
+    }
+
+    @Test("-H 'Name:' removes a default header, -H 'Name;' sends it empty; -u sends basic authentication")
+    func headersAndUser() async throws {
+        let reply = try await echo(["-H", "User-Agent:", "-H", "Accept:", "-H", "X-Empty;", "-u", "alice:s3cret"])
+        #expect(reply.header("User-Agent").isEmpty)
+        #expect(reply.header("Accept").isEmpty)
+        #expect(reply.header("X-Empty") == [""])
+        #expect(reply.header("Authorization") == ["Basic " + Data("alice:s3cret".utf8).base64EncodedString()])
+
+        let noPassword = try await trawl(["get", "-u", "alice", "http://127.0.0.1:9/"])
+        #expect(noPassword.status == 2)
+        #expect(noPassword.stderr.contains("USER:PASSWORD"))
+        #expect(noPassword.stderr.contains("Usage: trawl get"))
+    }
+
+    @Test("--max-redirs caps the redirects followed and the hint names it; -L is accepted")
+    func maxRedirects() async throws {
+        try await TestServer.with { server in
+            let capped = try await trawl(["get", "-s", "--max-redirs", "1", server.url("/redirect/3")])
+            #expect(capped.status == 1)
+            #expect(capped.stderr.contains("--max-redirs"))
+            let followed = try await trawl(["get", "-s", "-L", "--max-redirs", "4", server.url("/redirect/3")])
+            #expect(followed.status == 0, "\(followed.stderr)")
+        }
+    }
+}
