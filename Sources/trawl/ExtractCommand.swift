@@ -74,28 +74,30 @@ struct Extract: AsyncParsableCommand {
                         break
                     }
                     try output.feed(chunk[0..<n], to: extractor)
-                    output.flushIfFull()
+                    try output.flushIfFull()
                 }
             } else {
                 try await streamURL { chunk in
                     try output.feed(chunk, to: extractor)
-                    output.flushIfFull()
+                    try output.flushIfFull()
                 }
             }
             summary = try output.finish(extractor)
+        } catch let failure as OutputWriteFailure {
+            throw failure
         } catch {
             // A body cut short by the transport: the bytes that did arrive may still hold completed elements the
             // extractor had not parsed yet (it coalesces input after a long token); finishing hands them out (its
             // own "truncated" error is not the news: the transport's is).
             if isURL, !(error is JSONError) { _ = try? output.finish(extractor) }
-            output.flush()  // the elements completed before a failure are kept, whatever failed
+            try output.flush()  // the elements completed before a failure are kept, whatever failed
             if let error = error as? JSONError {
                 throw CLIFailure("error: \(file == "-" ? "stdin" : file): \(error)")
             }
             throw error
         }
         if count { output.appendLine(ArraySlice(String(summary.elementCount).utf8)) }
-        output.flush()
+        try output.flush()
         for sidePath in sides {
             let value = summary.captured[sidePath].map { String(decoding: $0.json, as: UTF8.self) } ?? "(missing)"
             FileHandle.standardError.write(Data(TerminalText.safe("\(sidePath): \(value)\n").utf8))
@@ -156,20 +158,12 @@ private struct OutputBuffer {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    mutating func flushIfFull() {
-        if bytes.count >= 64 << 10 { flush() }
+    mutating func flushIfFull() throws(OutputWriteFailure) {
+        if bytes.count >= 64 << 10 { try flush() }
     }
 
-    mutating func flush() {
-        var written = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let n = write(STDOUT_FILENO, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }
-                written += n
-            }
-        }
+    mutating func flush() throws(OutputWriteFailure) {
+        try OutputWriting.write(bytes, to: STDOUT_FILENO, name: "the output")
         bytes.removeAll(keepingCapacity: true)
     }
 }

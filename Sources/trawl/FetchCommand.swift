@@ -185,7 +185,7 @@ struct Fetch: AsyncParsableCommand {
             result = try await runner.run()
         } catch {
             display.stop(runner.progress)
-            throw CLIFailure("error: \(error)")
+            throw CLIFailure("error: \(FileErrorText.describe(error).map { "cannot use \($0)" } ?? "\(error)")")
         }
         display.stop(runner.progress)
         if let report { try JobSummary.writeReport(result, to: report) }

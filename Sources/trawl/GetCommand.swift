@@ -180,6 +180,7 @@ struct Get: AsyncParsableCommand {
         }
 
         let sink: FileHandle
+        let sinkName = output.map { "'\($0)'" } ?? "the output"
         if let output {
             // Opened where it is, not made anew: FileManager.createFile writes a new file and renames it over the
             // path, which replaced /dev/null itself with a regular file when run as root.
@@ -201,11 +202,11 @@ struct Get: AsyncParsableCommand {
             if include {
                 var head = "\(response.head.httpVersion.rawValue) \(response.status)\r\n"
                 for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-                FileHandle.standardOutput.write(Data((head + "\r\n").utf8))
+                try OutputWriting.write(Array((head + "\r\n").utf8), to: STDOUT_FILENO, name: "the output")
             }
             var pacer = limitRate.map { RatePacer(bytesPerSecond: $0) }
             for try await chunk in response.body {
-                try sink.write(contentsOf: chunk)
+                try OutputWriting.write(chunk, to: sink.fileDescriptor, name: sinkName)
                 try await pacer?.consumed(chunk.count)
             }
             try? sink.synchronize()
@@ -269,7 +270,7 @@ extension Get {
             if include {
                 var head = "\(result.head.httpVersion.rawValue) \(result.head.status)\r\n"
                 for (name, value) in result.head.headers { head += "\(name): \(value)\r\n" }
-                FileHandle.standardOutput.write(Data((head + "\r\n").utf8))
+                try OutputWriting.write(Array((head + "\r\n").utf8), to: STDOUT_FILENO, name: "the output")
             }
             FileHandle.standardError.write(Data(TerminalText.safe(Self.resumeNote(result, output: output)).utf8))
         } catch var error as TrawlError {
@@ -282,6 +283,9 @@ extension Get {
             // The engine's hint speaks of the library's resume option; say it the CLI's way instead.
             error.hint = nil
             throw CLIFailure("error: \(error)\nthe partial file \(partial) is kept: rerun with --continue to resume it")
+        } catch let failure as OutputWriteFailure {
+            bar.finish()
+            throw failure
         } catch {
             bar.finish()
             throw CLIFailure("error: \(error)")

@@ -75,7 +75,12 @@ enum JobSummary {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+        do {
+            try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+        } catch {
+            let reason = FileErrorText.describe(error) ?? "\(error)"
+            throw CLIFailure("error: cannot write the report (--report): \(reason)")
+        }
     }
 
     static func shellQuoted(_ argument: String) -> String {

@@ -17,8 +17,9 @@ struct TrawlCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage; bench adds 3 (a
-    /// threshold failed) and 130 (stopped by Ctrl-C).
+    /// Exit status contract: 0 success, 1 the work failed (message on stderr), 2 bad usage, 23 the output could
+    /// not be written (curl's code: stdout closed early, disk full); bench adds 3 (a threshold failed) and 130
+    /// (stopped by Ctrl-C).
     static func main() async {
         var parsed: ParsableCommand.Type = TrawlCommand.self
         do {
@@ -44,7 +45,14 @@ struct TrawlCommand: AsyncParsableCommand {
         } catch let usage as RunUsageError {
             FileHandle.standardError.write(Data(TerminalText.safe(usage.text).utf8))
             Foundation.exit(2)
+        } catch let failure as OutputWriteFailure {
+            FileHandle.standardError.write(Data(TerminalText.safe("trawl: \(failure.description)\n").utf8))
+            Foundation.exit(OutputWriteFailure.exitStatus)
         } catch {
+            if let text = FileErrorText.describe(error) {
+                FileHandle.standardError.write(Data(TerminalText.safe("error: \(text)\n").utf8))
+                Foundation.exit(1)
+            }
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
             FileHandle.standardError.write(Data((TerminalText.safe(message(for: error, in: parsed)) + "\n").utf8))
