@@ -8,7 +8,7 @@ import TrawlTestServer
 
 /// nginx on loopback with a certificate from a private CA that the test makes with openssl (nothing on the system
 /// trusts it), for the CLI's TLS flags: `port` answers any client (HTTP/2 offered), `mutualPort` only clients
-/// with a certificate from the same CA. Both echo the protocol and the client's certificate subject as JSON:
+/// with a certificate from the same CA, `port + 2` cleartext HTTP/2 (h2c) only. Both echo the protocol and the client's certificate subject as JSON:
 /// `{"items":[…],"protocol":"HTTP/2.0","client":"CN=trawl-client"}`.
 final class PrivateCAServer {
     let directory: URL
@@ -24,6 +24,8 @@ final class PrivateCAServer {
     var otherCAFile: String { path("other-ca.pem") }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    /// Cleartext HTTP/2 only (h2c, prior knowledge): an HTTP/1.1 request gets no HTTP/1.1 answer.
+    func cleartextHTTP2URL(_ path: String = "/items") -> String { "http://127.0.0.1:\(port + 2)\(path)" }
     func url(_ path: String = "/items", mutual: Bool = false) -> String {
         "https://127.0.0.1:\(mutual ? mutualPort : port)\(path)"
     }
@@ -52,6 +54,10 @@ final class PrivateCAServer {
                     ssl_certificate_key \(dir)/server.key;
                     server {
                         listen 127.0.0.1:\(port) ssl http2;
+                        location / { default_type application/json; return 200 '\(body)'; }
+                    }
+                    server {
+                        listen 127.0.0.1:\(port + 2) http2;
                         location / { default_type application/json; return 200 '\(body)'; }
                     }
                     server {

@@ -38,6 +38,10 @@ enum CurlErrors {
         }
 
         switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL where curlMessage.contains("HTTP/0.9"):
+            // The scheme was fine; the answer was not HTTP/1.x (a server that speaks only cleartext HTTP/2).
+            return make(.invalidBody, "the server's answer is not HTTP/1.x",
+                        "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge")
         case CURLE_UNSUPPORTED_PROTOCOL:
             return make(.unsupportedScheme, "the scheme is not supported", "Trawl speaks only http and https")
         case CURLE_URL_MALFORMAT:
