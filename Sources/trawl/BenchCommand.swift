@@ -145,10 +145,14 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
+    @Option(name: .customLong("connect-timeout"), help: "Longest wait for a connection, in seconds.")
+    var connectTimeout: Double?
+
     @OptionGroup(title: "TLS") var tls: TLSFlags
 
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
+        try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
@@ -230,6 +234,7 @@ struct Bench: AsyncParsableCommand {
         config.loopThreads = Self.loopCount(loops, concurrency: concurrency) ?? 1
         if http2 { config.httpVersion = .http2 }
         tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
+        if let connectTimeout { config.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
         let client = Client(configuration: config)
 
         let requestBody: RequestBody? = body.map { .string($0) }

@@ -28,6 +28,9 @@ struct Extract: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .long], help: "A request header for a URL source, 'Name: value' (repeatable).")
     var header: [String] = []
 
+    @Option(name: .customLong("connect-timeout"), help: "For a URL: longest wait for the connection, in seconds.")
+    var connectTimeout: Double?
+
     @OptionGroup(title: "TLS (for a URL)") var tls: TLSFlags
 
     @Argument(help: "The JSON file, - for stdin, or an http:// or https:// URL.")
@@ -42,6 +45,7 @@ struct Extract: AsyncParsableCommand {
         try HeaderOption.validate(header)
         if isURL { try RequestOption.checkURL(file) }
         try RequestOption.checkHeaderCharacters(header)
+        try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
     }
 
     func run() async throws {
@@ -112,6 +116,7 @@ extension Extract {
     /// Streams the body of `file` (a URL) to `consume`, chunk by chunk, with the engine's back-pressure.
     private func streamURL(_ consume: ([UInt8]) throws -> Void) async throws {
         var request = Request(url: file)
+        if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
         for line in header {
             let (name, value) = HeaderOption.split(line)
             request.headers.add(name, value)

@@ -138,6 +138,7 @@ struct Fetch: AsyncParsableCommand {
         }
         try HeaderOption.validate(headers)
         try RequestOption.checkHeaderCharacters(headers)
+        try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
         if let maxItems, maxItems < 1 { throw ValidationError("--max-items must be at least 1, not \(maxItems)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, not \(maxPages)") }
     }

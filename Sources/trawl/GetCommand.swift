@@ -156,6 +156,7 @@ struct Get: AsyncParsableCommand {
         try HeaderOption.validate(headers)
         try RequestOption.checkURL(url)
         try RequestOption.checkHeaderCharacters(headers)
+        try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
     }
 
     func run() async throws {

@@ -28,3 +28,16 @@ struct HTTPVersionFlags: ParsableArguments {
         return http2 ? .http2 : nil
     }
 }
+
+/// Seconds given on the command line, checked before they become milliseconds (a huge, infinite or NaN value
+/// would trap in the conversion).
+enum SecondsOption {
+    static let maximum: Double = 30 * 86_400
+
+    static func validate(_ value: Double?, flag: String) throws {
+        guard let value else { return }
+        guard value.isFinite, value > 0, value <= maximum else {
+            throw ValidationError("\(flag) must be above 0 and at most \(Int(maximum)) seconds, not \(value)")
+        }
+    }
+}

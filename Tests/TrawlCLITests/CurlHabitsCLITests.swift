@@ -78,4 +78,15 @@ struct CurlHabitsCLITests {
             #expect(followed.status == 0, "\(followed.stderr)")
         }
     }
+
+    @Test("--connect-timeout takes seconds above 0; a value that cannot be milliseconds is a usage error")
+    func connectTimeoutIsChecked() async throws {
+        for command in [["get"], ["extract", "-p", "items"], ["bench", "-n", "1"]] {
+            for value in ["1e300", "nan", "inf", "0", "-1"] {
+                let result = try await trawl(command + ["--connect-timeout", value, "http://127.0.0.1:9/"])
+                #expect(result.status == 2, "\(command) \(value): \(result.stderr)")
+                #expect(result.stderr.contains("--connect-timeout"))
+            }
+        }
+    }
 }
