@@ -306,13 +306,8 @@ struct JobFileReader {
         }
     }
 
-    static let paginateKeys: [String: [String]] = [
-        "page": ["style", "param", "start", "size_param", "size", "total_pages", "total_items", "pages"],
-        "offset": ["style", "param", "limit_param", "limit", "total"],
-        "cursor": ["style", "cursor", "param", "has_more"],
-        "next": ["style", "next"],
-        "link": ["style", "page_param"],
-    ]
+    /// A `paginate:` mapping takes `style` and exactly the options its style takes.
+    static let paginateKeys: [String: [String]] = PaginationStyle.optionNames.mapValues { ["style"] + $0 }
 
     func paginate(_ node: Node, _ field: String) throws(JobFileError) -> PaginationStyle {
         if case .scalar = node {
@@ -344,6 +339,7 @@ struct JobFileReader {
             switch key {
             case "param": options.param = try string(value, subfield)
             case "page_param": options.pageParam = try string(value, subfield)
+            case "cursor_param": options.cursorParam = try string(value, subfield)
             case "size_param": options.sizeParam = try string(value, subfield)
             case "limit_param": options.limitParam = try string(value, subfield)
             case "start": options.start = try int(value, subfield, minimum: 0)

@@ -15,11 +15,11 @@ import TrawlJSON
 ///
 /// | style    | options (job file spelling)                                                   |
 /// |----------|-------------------------------------------------------------------------------|
-/// | `page`   | `param`, `start`, `size_param`, `size`, `total_pages`, `total_items`, `pages` |
-/// | `offset` | `param`, `limit_param`, `limit`, `total`                                      |
-/// | `cursor` | `cursor` (the key path), `param` (`cursor_param`), `has_more`                 |
-/// | `next`   | `next` (the key path)                                                         |
-/// | `link`   | `page_param` (`param`)                                                        |
+/// | `page`   | `param`, `start`, `size_param`, `size`, `total_pages`, `total_items` (`total`), `pages` |
+/// | `offset` | `param`, `limit_param`, `limit`, `total` (`total_items`)                                |
+/// | `cursor` | `cursor` (the key path), `param` (`cursor_param`), `has_more`                           |
+/// | `next`   | `next` (the key path)                                                                   |
+/// | `link`   | `page_param` (`param`)                                                                  |
 public struct PaginationOptions: Sendable, Hashable {
     /// The query parameter that carries the position: the page number (`page`), the offset (`offset`), the
     /// cursor (`cursor`, as `cursorParam`) or, for `link`, the page number in `next`/`last` URLs.
@@ -97,8 +97,9 @@ extension PaginationStyle {
     /// The style names, as written in specs.
     static let styleNames = ["link", "page", "offset", "cursor", "next"]
 
-    /// The options each style takes, spelled as in a job file.
-    static let optionNames: [String: [String]] = [
+    /// The options each style takes, spelled as in a job file (a job file's `paginate:` mapping takes exactly
+    /// these, with `style`).
+    public static let optionNames: [String: [String]] = [
         "page": ["param", "start", "size_param", "size", "total_pages", "total_items", "total", "pages"],
         "offset": ["param", "limit_param", "limit", "total", "total_items"],
         "cursor": ["cursor", "param", "cursor_param", "has_more"],

@@ -22,7 +22,7 @@ enum JobSummary {
                 Double(totals.items) / seconds, Double(totals.bytes) / 1e6 / seconds, Double(totals.requests) / seconds))
         lines.append(
             "retries: \(totals.retries) (failed attempts \(totals.failedAttempts)); rate-limit pauses: "
-                + "\(totals.rateLimitWaits)" + String(format: " (%.1f s", totals.rateLimitWaitSeconds)
+                + "\(totals.rateLimitWaits)" + String(format: " (%.1f s of wall time", totals.rateLimitWaitSeconds)
                 + (totals.cappedWaits > 0 ? ", \(totals.cappedWaits) capped)" : ")"))
         lines.append(
             String(

@@ -18,6 +18,9 @@ struct PaginationFlags: ParsableArguments {
     @Option(name: .customLong("size-param"), help: "Page-size query parameter (e.g. per_page).")
     var sizeParam: String?
 
+    @Option(name: .customLong("limit-param"), help: "Offset's limit query parameter (default 'limit').")
+    var limitParam: String?
+
     @Option(name: .customLong("page-size"), help: "Page size to ask for (with --size-param), or offset's limit.")
     var pageSize: Int?
 
@@ -34,13 +37,15 @@ struct PaginationFlags: ParsableArguments {
     var hasMore: String?
 
     /// The pagination options given, spelled as flags (for "needs --paginate" messages).
-    var given: [String] {
-        let flags: [(String, Bool)] = [
+    var given: [String] { givenFlags.filter(\.1).map(\.0) }
+
+    private var givenFlags: [(String, Bool)] {
+        [
             ("--page-param", pageParam != nil), ("--start", start != nil), ("--size-param", sizeParam != nil),
-            ("--page-size", pageSize != nil), ("--total-pages", totalPages != nil), ("--total", total != nil),
-            ("--cursor-param", cursorParam != nil), ("--has-more", hasMore != nil),
+            ("--page-size", pageSize != nil), ("--limit-param", limitParam != nil),
+            ("--total-pages", totalPages != nil), ("--total", total != nil), ("--cursor-param", cursorParam != nil),
+            ("--has-more", hasMore != nil),
         ]
-        return flags.filter(\.1).map(\.0)
     }
 
     /// The style for `--paginate` (or `defaultSpec`), with `defaultTotalPages` when `--total-pages` is absent.
@@ -51,15 +56,31 @@ struct PaginationFlags: ParsableArguments {
         options.param = pageParam
         options.start = start
         options.sizeParam = sizeParam
+        options.limitParam = limitParam
         if name == "offset" { options.limit = pageSize } else { options.size = pageSize }
         options.totalPages = (totalPages ?? defaultTotalPages).map { JSONKeyPath($0) }
         options.totalItems = total.map { JSONKeyPath($0) }
         options.cursorParam = cursorParam
         options.hasMore = hasMore.map { JSONKeyPath($0) }
+        if let allowed = PaginationStyle.optionNames[name] {
+            let takes = Self.flags.filter { allowed.contains($0.option) }.map(\.flag)
+            for (flag, isGiven) in givenFlags where isGiven && !takes.contains(flag) {
+                throw ValidationError(
+                    "\(flag) does not apply to --paginate \(name)"
+                        + (takes.isEmpty ? " (it takes no options)" : " (it takes \(takes.joined(separator: ", ")))"))
+            }
+        }
         do {
             return try PaginationStyle.parse(spec, options: options)
         } catch {
             throw ValidationError("--paginate: \(error)")
         }
     }
+
+    /// Each flag and the option (job-file spelling) it sets.
+    static let flags: [(flag: String, option: String)] = [
+        ("--page-param", "param"), ("--start", "start"), ("--size-param", "size_param"), ("--page-size", "size"),
+        ("--page-size", "limit"), ("--limit-param", "limit_param"), ("--total-pages", "total_pages"),
+        ("--total", "total"), ("--cursor-param", "cursor_param"), ("--has-more", "has_more"),
+    ]
 }

@@ -71,7 +71,8 @@ public struct JobStats: Sendable, Codable {
     public var retries = 0
     /// Attempts that failed (retried or not).
     public var failedAttempts = 0
-    /// Pauses imposed on the host by `Retry-After` or rate-limit headers, and their total length.
+    /// Pauses imposed on the host by `Retry-After` or rate-limit headers, and the wall time they paused it
+    /// (overlapping pauses count once: the union of their intervals).
     public var rateLimitWaits = 0
     public var rateLimitWaitSeconds = 0.0
     /// Pauses shortened to the job's maximum wait.
@@ -162,6 +163,8 @@ final class JobMetrics: Sendable {
     private struct Scope {
         var stats = JobStats()
         var latencies: [Double] = []
+        /// When the latest pause counted in this scope ends: a pause that overlaps it adds only what lies beyond.
+        var pausedUntil: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -233,17 +236,21 @@ final class JobMetrics: Sendable {
         }
     }
 
-    func paused(source: String, _ pause: RequestScheduler.Pause) {
-        let seconds = pause.imposed.seconds
+    /// A pause imposed now. The seconds counted are wall time: 41 requests that each see a 1-second pause at about
+    /// the same moment pause the host for about 1 second, not 41.
+    func paused(source: String, _ pause: RequestScheduler.Pause, at start: ContinuousClock.Instant = .now) {
+        let end = start + pause.imposed
         state.withLock { state in
-            func update(_ stats: inout JobStats) {
-                stats.rateLimitWaits += 1
-                stats.rateLimitWaitSeconds += seconds
-                if pause.capped { stats.cappedWaits += 1 }
+            func update(_ scope: inout Scope) {
+                scope.stats.rateLimitWaits += 1
+                let from = scope.pausedUntil.map { max($0, start) } ?? start
+                if end > from { scope.stats.rateLimitWaitSeconds += (end - from).seconds }
+                scope.pausedUntil = max(scope.pausedUntil ?? end, end)
+                if pause.capped { scope.stats.cappedWaits += 1 }
             }
-            update(&state.totals.stats)
-            update(&state.sources[source, default: Scope()].stats)
-            update(&state.hosts[pause.host, default: Scope()].stats)
+            update(&state.totals)
+            update(&state.sources[source, default: Scope()])
+            update(&state.hosts[pause.host, default: Scope()])
             state.progress.waits += 1
         }
     }
