@@ -35,7 +35,8 @@ extension JobFileReader {
                 hint: "paths are relative to the working directory")
         }
         guard isDirectory.boolValue == directory else {
-            throw error(node, field, "'\(path)' is \(directory ? "a file: name a directory" : "a directory: name a file")")
+            let what = directory ? "a file: name a directory" : "a directory: name a file"
+            throw error(node, field, "'\(path)' is \(what)")
         }
         return path
     }

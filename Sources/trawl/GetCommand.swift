@@ -60,7 +60,8 @@ struct Get: AsyncParsableCommand {
     @Option(name: .customLong("max-redirs"), help: "Follow at most N redirects (default 10; -1 for 50).")
     var maxRedirects: Int?
 
-    @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects (the default; accepted as curl's).")
+    @Flag(
+        name: [.customShort("L"), .customLong("location")], help: "Follow redirects (the default; accepted as curl's).")
     var location = false
 
     @Option(name: .customLong("data-file"), help: "Send this file as the body (streamed from disk).")
@@ -118,7 +119,8 @@ struct Get: AsyncParsableCommand {
         }
         if dataInQuery, !json.isEmpty || dataFile != nil || !form.isEmpty {
             throw ValidationError(
-                "-G puts -d, --data-binary and --data-urlencode in the query; it does not take --json, -F or --data-file")
+                "-G puts -d, --data-binary and --data-urlencode in the query; it does not take --json, -F or "
+                    + "--data-file")
         }
         if let user, !user.contains(":") {
             throw ValidationError("-u '\(user)' has no password: give -u USER:PASSWORD (trawl does not prompt)")

@@ -89,4 +89,12 @@ struct CurlHabitsCLITests {
             }
         }
     }
+
+    @Test("data from a file that cannot be read is a usage error with get's usage, found before anything is sent")
+    func unreadableDataFile() async throws {
+        let result = try await trawl(["get", "-d", "@no-such-file.txt", "http://127.0.0.1:9/"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'no-such-file.txt'"), "\(result.stderr)")
+        #expect(result.stderr.contains("Usage: trawl get"))
+    }
 }

@@ -8,7 +8,8 @@ import TrawlTestServer
 
 /// nginx on loopback with a certificate from a private CA that the test makes with openssl (nothing on the system
 /// trusts it), for the CLI's TLS flags: `port` answers any client (HTTP/2 offered), `mutualPort` only clients
-/// with a certificate from the same CA, `port + 2` cleartext HTTP/2 (h2c) only. Both echo the protocol and the client's certificate subject as JSON:
+/// with a certificate from the same CA, `port + 2` cleartext HTTP/2 (h2c) only. Each echoes the protocol and the
+/// client's certificate subject as JSON:
 /// `{"items":[…],"protocol":"HTTP/2.0","client":"CN=trawl-client"}`.
 final class PrivateCAServer {
     let directory: URL

@@ -32,7 +32,8 @@ struct TLSCLITests {
             #expect(trusted.status == 0, "\(trusted.stderr)")
             #expect(trusted.stdout.contains(#""items":[1,2,3]"#))
 
-            let directory = try await trawl(["get", "-s", "--capath", server.path("certs"), server.url()], in: workspace)
+            let directory = try await trawl(
+                ["get", "-s", "--capath", server.path("certs"), server.url()], in: workspace)
             #expect(directory.status == 0, "\(directory.stderr)")
 
             let wrong = try await trawl(["get", "-s", "--cacert", server.otherCAFile, server.url()], in: workspace)
@@ -80,7 +81,11 @@ struct TLSCLITests {
                 settings: {tls: {insecure: true}}
                 sources:
                   - {name: a, url: "\(server.url("/a"))", paginate: link, items: items}
-                  - {name: b, url: "\(server.url("/b"))", paginate: link, items: items, tls: {cert: "\(server.clientCertificate)", key: "\(server.clientKey)"}}
+                  - name: b
+                    url: "\(server.url("/b"))"
+                    paginate: link
+                    items: items
+                    tls: {cert: "\(server.clientCertificate)", key: "\(server.clientKey)"}
                 """
             try workspace.write("job.yaml", job)
             let fetched = try await trawl(["fetch", "-q", "job.yaml", "--output-dir", "out"], in: workspace)
@@ -165,7 +170,8 @@ struct TLSCLITests {
         try await withServer { server, workspace in
             let byDefault = try await trawl(["get", "-s", "--cacert", server.caFile, server.url()], in: workspace)
             #expect(byDefault.stdout.contains("HTTP/2.0"), "\(byDefault.stdout)")
-            let old = try await trawl(["get", "-s", "--http1.1", "--cacert", server.caFile, server.url()], in: workspace)
+            let old = try await trawl(
+                ["get", "-s", "--http1.1", "--cacert", server.caFile, server.url()], in: workspace)
             #expect(old.stdout.contains("HTTP/1.1"), "\(old.stdout)")
             for (flags, expected) in [([String](), "HTTP/2.0"), (["--http1.1"], "HTTP/1.1")] {
                 let fetched = try await trawl(
@@ -180,7 +186,8 @@ struct TLSCLITests {
     @Test("--http2-prior-knowledge and settings.http: \"2-prior-knowledge\" speak h2c, also over many requests")
     func priorKnowledge() async throws {
         try await withServer { server, workspace in
-            let got = try await trawl(["get", "-s", "--http2-prior-knowledge", server.cleartextHTTP2URL()], in: workspace)
+            let got = try await trawl(
+                ["get", "-s", "--http2-prior-knowledge", server.cleartextHTTP2URL()], in: workspace)
             #expect(got.status == 0, "\(got.stderr)")
             #expect(got.stdout.contains("HTTP/2.0"))
             let plain = try await trawl(["get", "-s", server.cleartextHTTP2URL()], in: workspace)
