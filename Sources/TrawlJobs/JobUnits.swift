@@ -67,20 +67,19 @@ extension Job {
         var names: [String: Int] = [:]
         for (index, source) in sources.enumerated() {
             let field = "sources[\(index)]"
-            guard !source.name.isEmpty else {
-                throw JobSpecError(field: "\(field).name", "the name is empty", hint: "name each source")
-            }
-            if let problem = JobSource.nameProblem(source.name) {
+            try SourceName.check(source.name, field: "\(field).name")
+            // Case folded: on a case-insensitive file system `Repos.jsonl` and `repos.jsonl` are one file.
+            let key = source.name.lowercased()
+            if let earlier = names[key] {
+                let other = sources[earlier].name
                 throw JobSpecError(
-                    field: "\(field).name", "\(source.name.debugDescription) \(problem)",
-                    hint: "a source name becomes a file name, NAME.jsonl: use letters, digits, '-', '_' and '.'")
+                    field: "\(field).name",
+                    other == source.name
+                        ? "'\(source.name)' is used by sources[\(earlier)] too"
+                        : "'\(source.name)' and sources[\(earlier)] '\(other)' differ only in case",
+                    hint: "source names must be unique, also ignoring case: they name the output files")
             }
-            if let earlier = names[source.name] {
-                throw JobSpecError(
-                    field: "\(field).name", "'\(source.name)' is used by sources[\(earlier)] too",
-                    hint: "source names must be unique: they name the output files")
-            }
-            names[source.name] = index
+            names[key] = index
             for (key, value) in [("max_items", source.maxItems), ("max_pages", source.maxPages)] {
                 if let value, value < 1 {
                     throw JobSpecError(
