@@ -17,6 +17,9 @@ public struct DownloadOptions: Sendable {
     public var expectedSHA256: String?
     /// Compute the file's SHA-256 even without an expected value (into `DownloadResult.sha256`).
     public var computeSHA256 = false
+    /// Read the body at most this many bytes per second (the transfer pauses, as curl's `--limit-rate`); the
+    /// file goes the same way as without it: through the partial file, resumable, checked.
+    public var maxBytesPerSecond: Int?
     /// Called as bytes reach the file; `written` counts bytes already in the partial file too.
     public var onProgress: (@Sendable (DownloadProgress) -> Void)?
 
@@ -192,11 +195,18 @@ extension Client {
         var written = start
         options.onProgress?(DownloadProgress(written: written, total: total))
         if let body {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let rate = options.maxBytesPerSecond.map { Double(max(1, $0)) }
             for try await chunk in body {
                 try file.append(chunk)
                 if hashing { hash.update(chunk) }
                 written += Int64(chunk.count)
                 options.onProgress?(DownloadProgress(written: written, total: total))
+                if let rate {
+                    let due = started + .milliseconds(Int64(Double(written - start) / rate * 1000))
+                    if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+                }
             }
         }
         if let total, written != total {

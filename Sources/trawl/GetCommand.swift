@@ -129,9 +129,12 @@ struct Get: AsyncParsableCommand {
             throw ValidationError("--max-redirs must be -1 (up to 50) or more, not \(maxRedirects)")
         }
         if (resume || sha256 != nil), output == nil { throw ValidationError("--continue and --sha256 need -o FILE") }
-        if resume, limitRate != nil { throw ValidationError("--continue does not combine with --limit-rate") }
         if let sha256, !SHA256.isHexDigest(sha256) {
             throw ValidationError("--sha256 must be 64 hexadecimal digits, as sha256sum prints (got '\(sha256)')")
+        }
+        if let output, resume, Self.writesInPlace(output) {
+            throw ValidationError(
+                "--continue needs -o naming a regular file: '\(output)' is a pipe or a device, written where it is")
         }
         if let output {
             var isDirectory: ObjCBool = false
@@ -177,7 +180,7 @@ struct Get: AsyncParsableCommand {
         let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
         if request.body != nil { request.onProgress = { bar.upload($0) } }
 
-        if let output, limitRate == nil, !output.hasPrefix("/dev/") {
+        if let output, !Self.writesInPlace(output) {
             try await download(client: client, request: request, to: output, bar: bar)
             return
         }
@@ -208,11 +211,18 @@ struct Get: AsyncParsableCommand {
                 try OutputWriting.write(Array((head + "\r\n").utf8), to: STDOUT_FILENO, name: "the output")
             }
             var pacer = limitRate.map { RatePacer(bytesPerSecond: $0) }
+            var hash = sha256.map { _ in SHA256() }
             for try await chunk in response.body {
                 try OutputWriting.write(chunk, to: sink.fileDescriptor, name: sinkName)
+                hash?.update(chunk)
                 try await pacer?.consumed(chunk.count)
             }
             try? sink.synchronize()
+            if let expected = sha256?.lowercased(), let digest = hash?.hexDigest(), digest != expected {
+                throw CLIFailure(
+                    "error: the body's SHA-256 is \(digest), not the expected \(expected) (it was written into"
+                        + " \(output ?? "stdout") as it came: a pipe or device cannot take it back)")
+            }
         } catch let error as TrawlError {
             bar.finish()
             throw CLIFailure("error: \(error)")
@@ -265,6 +275,7 @@ extension Get {
         var options = DownloadOptions()
         options.resume = resume
         options.expectedSHA256 = sha256
+        options.maxBytesPerSecond = limitRate
         options.onProgress = { bar.download($0) }
         do {
             let result = try await client.download(request, to: output, options: options)
@@ -293,6 +304,17 @@ extension Get {
             bar.finish()
             throw CLIFailure("error: \(error)")
         }
+    }
+
+    /// Whether `-o` names something that is written where it is, as curl does (no `.part`, no rename, no
+    /// resume): a pipe, a device, a socket (`/dev/null`, a FIFO, `<(…)`), or anything under /dev or /proc
+    /// (`/dev/stdout` is a link to whatever stdout is, a regular file included).
+    static func writesInPlace(_ output: String) -> Bool {
+        if output.hasPrefix("/dev/") || output.hasPrefix("/proc/") { return true }
+        var status = stat()
+        guard stat(output, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
     }
 
     /// Failures after which the partial file holds good bytes that `--continue` can build on.

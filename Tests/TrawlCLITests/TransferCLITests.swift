@@ -278,7 +278,8 @@ struct TransferCLITests {
             let child = try TrawlProcess(
                 ["get", server.url("/bytes/\(Self.gigabyte)"), "-o", "slow.bin", "--limit-rate", "\(rate)"],
                 in: workspace, environment: [:])
-            let growth = await watchGrowth(of: workspace.path("slow.bin"), by: child, for: .milliseconds(2500)) {
+            // Through the partial file, as a plain -o download is (resumable, the destination untouched until whole).
+            let growth = await watchGrowth(of: workspace.path("slow.bin.part"), by: child, for: .milliseconds(2500)) {
                 server.stats.bytesWritten
             }
             child.kill()

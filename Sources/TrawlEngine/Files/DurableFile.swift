@@ -46,24 +46,41 @@ public final class DurableFile: @unchecked Sendable {
     public private(set) var length: Int64
     /// Whether opening the file created it.
     public let created: Bool
+    /// True when `path` is not a regular file but a pipe, a device or a socket (`/dev/null`, `/dev/stdout`, a
+    /// FIFO) opened with `allowingStream`: bytes are written into it in order, as curl does; it cannot be
+    /// synced, truncated or resumed.
+    public let isStream: Bool
     private var descriptor: Int32
 
     /// Opens (creating) `path` for writing at its end, or after truncating it to `length` when given. A file
     /// shorter than `length` is an error: the data the checkpoint counted on is gone.
     ///
+    /// Never through a symbolic link: a link (or anything but a regular file) planted at `path` is an error
+    /// naming it, unless `allowingStream` is set and the path names a pipe, device or socket (see `isStream`),
+    /// which is then opened where it is, through links (`/dev/stdout` is one).
+    ///
     /// When the file is created and `syncingDirectory` is true, the directory holding it is `fsync`ed before
     /// this returns, so the new entry is durable; pass false for a file that is renamed into place (and whose
     /// directory is synced then) or that nothing refers to.
-    public init(path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true) throws {
+    public init(
+        path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true, allowingStream: Bool = false
+    ) throws {
         self.path = path
-        var created = true
-        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if descriptor < 0, errno == EEXIST {
-            created = false
-            descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let opened = try Self.openDescriptor(path, allowingStream: allowingStream)
+        descriptor = opened.descriptor
+        created = opened.created
+        isStream = opened.stream
+        if isStream {
+            self.length = 0
+            if let length, length > 0 {
+                Glibc.close(descriptor)
+                throw FileError(
+                    "resume", path,
+                    reason: "it is not a regular file (a pipe or a device), so the \(length) bytes written into it"
+                        + " before cannot be cut back to the checkpoint")
+            }
+            return
         }
-        guard descriptor >= 0 else { throw FileError("open", path) }
-        self.created = created
         if created, syncingDirectory {
             do {
                 try DurableFiles.syncDirectory(containing: path)
@@ -97,14 +114,65 @@ public final class DurableFile: @unchecked Sendable {
         }
     }
 
+    /// Creates `path` (`O_EXCL`), else opens the regular file there, never following a link (`O_NOFOLLOW`).
+    private static func openDescriptor(_ path: String, allowingStream: Bool) throws
+        -> (descriptor: Int32, created: Bool, stream: Bool)
+    {
+        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if created >= 0 { return (created, true, false) }
+        guard errno == EEXIST else { throw FileError("open", path) }
+        var link = stat()
+        guard lstat(path, &link) == 0 else { throw FileError("open", path) }
+        let isLink = link.st_mode & S_IFMT == S_IFLNK
+        var target = stat()
+        let targetKind = stat(path, &target) == 0 ? target.st_mode & S_IFMT : nil
+        if allowingStream, let kind = targetKind, kind != S_IFREG, kind != S_IFDIR {
+            // A pipe or device is written where it is, as curl does: following a link (/dev/stdout) is the point.
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileError("open", path) }
+            var opened = stat()
+            guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT != S_IFREG else {
+                Glibc.close(descriptor)
+                throw FileError("open", path, reason: "it changed from a pipe or device to a regular file")
+            }
+            return (descriptor, false, true)
+        }
+        if isLink {
+            throw FileError(
+                "open", path,
+                reason: "it is a symbolic link, and trawl never writes through one (remove the link, or name the"
+                    + " file it points to)")
+        }
+        if link.st_mode & S_IFMT == S_IFDIR { throw FileError("open", path, errno: EISDIR) }
+        guard link.st_mode & S_IFMT == S_IFREG else {
+            throw FileError("open", path, reason: "it is not a regular file (a pipe, device or socket)")
+        }
+        let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw FileError("open", path, reason: "it is a symbolic link, and trawl never writes through one")
+            }
+            throw FileError("open", path)
+        }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(descriptor)
+            throw FileError("open", path, reason: "it is not a regular file (a pipe, device or socket)")
+        }
+        return (descriptor, false, false)
+    }
+
     deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
     /// Writes `bytes` at the end.
     public func append(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
             var done = 0
             while done < raw.count {
-                let written = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(length) + off_t(done))
+                let written = isStream
+                    ? write(descriptor, base + done, raw.count - done)
+                    : pwrite(descriptor, base + done, raw.count - done, off_t(length) + off_t(done))
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw FileError("write to", path)
@@ -141,6 +209,7 @@ public final class DurableFile: @unchecked Sendable {
 
     /// Flushes data and metadata to the disk (`fsync`).
     public func sync() throws {
+        guard !isStream else { return }
         while fsync(descriptor) != 0 {
             if errno != EINTR { throw FileError("fsync", path) }
         }
@@ -148,6 +217,7 @@ public final class DurableFile: @unchecked Sendable {
 
     /// Cuts the file back to `length` bytes.
     public func truncate(to length: Int64) throws {
+        if isStream, length == self.length { return }
         guard ftruncate(descriptor, off_t(length)) == 0 else { throw FileError("truncate", path) }
         self.length = length
     }
@@ -170,7 +240,13 @@ public enum DurableFiles {
     /// ```
     public static func replace(_ path: String, with bytes: [UInt8]) throws {
         let temporary = path + ".tmp-\(getpid())"
+        // A stale temporary (a crash of an earlier process with this pid) goes; a link planted there is removed,
+        // not written through, and the new file is created exclusively.
+        unlink(temporary)
         let file = try DurableFile(path: temporary, truncatingTo: 0, syncingDirectory: false)
+        guard file.created else {
+            throw FileError("create", temporary, reason: "another process created it first")
+        }
         try file.append(bytes)
         try file.sync()
         file.close()
