@@ -94,6 +94,11 @@ struct DurabilityCLITests {
                     let what = "checkpoint \(index) counts \(counted) bytes of \(segment), only \(synced) were"
                     #expect(synced >= counted, "\(what) fsynced before \(rename)")
                     expectDirectorySynced(segment, in: segments, before: rename, events: events, index: index)
+                    // The page index vouches for every counted page: its records are durable with them.
+                    let pages = unit["pages"] as? Int ?? 0
+                    let pageIndex = "\(segments)/\(ordinal).pages"
+                    let indexed = events.durableLength(of: pageIndex, before: rename.start)
+                    #expect(indexed >= pages * 16, "checkpoint counts \(pages) pages; \(indexed) index bytes fsynced")
                 }
                 let outputs = saved["outputs"] as? [String: [String: Any]] ?? [:]
                 #expect(outputs.keys.sorted() == [output])
@@ -110,7 +115,9 @@ struct DurabilityCLITests {
             // empty.
             #expect(segmentsCounted >= 1, "no checkpoint counted segment bytes before its unit was merged")
             #expect(outputCounted >= 1, "no checkpoint counted output bytes")
-            #expect(events.creations.keys.filter { $0.hasPrefix(segments + "/") }.count == 3)
+            // Per unit a segment and its page index (SegmentIndex), each created once.
+            #expect(events.creations.keys.filter { $0.hasPrefix(segments + "/") && $0.hasSuffix(".jsonl") }.count == 3)
+            #expect(events.creations.keys.filter { $0.hasPrefix(segments + "/") && $0.hasSuffix(".pages") }.count == 3)
             #expect(events.creations[output]?.count == 1)
         }
     }

@@ -43,6 +43,8 @@ struct Checkpoint: Codable, Sendable {
         var items = 0
         /// Bytes committed to the unit's segment.
         var segment: Int64 = 0
+        /// Checksum over the index records of the committed pages (see `SegmentIndex`); nil before the first.
+        var pageDigest: String?
         /// Serial walk: the next page to fetch (`nil` with `status == .done`).
         var next: StoredPageRequest?
         /// Planned walk: the first page, from which the remaining requests are derived again.

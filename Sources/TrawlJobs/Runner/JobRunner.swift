@@ -164,7 +164,7 @@ public final class JobRunner: Sendable {
     private func defaultStateDirectory() -> String {
         let anchor: String
         switch options.output {
-        case .file(let path): anchor = path
+        case .file(let path): anchor = JobStore.stateAnchor(output: path)
         case .directory(let directory): anchor = directory + "/job"
         }
         return anchor + ".trawl-state"

@@ -75,6 +75,10 @@ final class JobStore: Sendable {
         var checkpoint: Checkpoint
         var outputFiles: [String: DurableFile] = [:]
         var segments: [Int: DurableFile] = [:]
+        /// Per unit, its segment's page index (`SegmentIndex`).
+        var indexes: [Int: DurableFile] = [:]
+        /// Held from `open` until the writer stops: one run per state directory.
+        var lock: FileLock?
         /// Per output, the ordinals of its units in order.
         var order: [String: [Int]] = [:]
         var slots: [Int: UnitSlot] = [:]
@@ -104,6 +108,8 @@ final class JobStore: Sendable {
         let manager = FileManager.default
         let checkpointPath = options.stateDirectory + "/checkpoint.json"
         let segmentDirectory = options.stateDirectory + "/segments"
+        try createDirectoryDurably(options.stateDirectory)
+        let lock = try lockState(options.stateDirectory)
         var existing: Checkpoint?
         if !options.restart, let bytes = try DurableFiles.read(checkpointPath) {
             do {
@@ -131,11 +137,12 @@ final class JobStore: Sendable {
                     hint: "use the same flags, or pass --restart")
             }
         }
-        try createDirectoryDurably(options.stateDirectory)
         try createDirectoryDurably(segmentDirectory)
+        try refuseLink(segmentDirectory)
         var checkpoint = existing ?? Checkpoint(
             fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
         let writer = WriterState(checkpoint: checkpoint)
+        writer.lock = lock
         var merged = Set<Int>()
         var order: [String: [Int]] = [:]
         for unit in units {
@@ -155,7 +162,8 @@ final class JobStore: Sendable {
                     "the output \(output) is missing but the checkpoint says it holds \(state.length) bytes",
                     hint: "restore it, or pass --restart to fetch everything again")
             }
-            writer.outputFiles[output] = try DurableFile(path: output, truncatingTo: state.length)
+            writer.outputFiles[output] = try DurableFile(
+                path: output, truncatingTo: state.length, allowingStream: true)
             for ordinal in (order[output] ?? []).prefix(state.merged) { merged.insert(ordinal) }
         }
         var saved: [Int: Checkpoint.UnitState] = [:]
@@ -164,8 +172,11 @@ final class JobStore: Sendable {
                 checkpoint.units[key] = nil
                 continue
             }
-            let segment = try DurableFile(path: segmentDirectory + "/\(ordinal).jsonl", truncatingTo: state.segment)
+            let segment = try DurableFile(path: segmentDirectory + "/\(ordinal).jsonl")
+            let index = try DurableFile(path: SegmentIndex.path(segment: segment.path))
+            try SegmentIndex.verify(state, segment: segment, index: index)
             writer.segments[ordinal] = segment
+            writer.indexes[ordinal] = index
             saved[ordinal] = state
         }
         // Segments of units that never reached the checkpoint, or were merged already: left by a crash.
@@ -273,6 +284,8 @@ final class JobStore: Sendable {
                 finish()
                 for file in writer.outputFiles.values { file.close() }
                 for file in writer.segments.values { file.close() }
+                for file in writer.indexes.values { file.close() }
+                writer.lock?.release()
                 waiter?.resume()
                 return
             }
@@ -353,19 +366,27 @@ final class JobStore: Sendable {
             for operation in batch {
                 switch operation {
                 case .page(let ordinal, let lines, let state, _):
-                    let segment = try segmentFile(ordinal)
+                    let (segment, index) = try segmentFile(ordinal)
+                    let record = SegmentIndex.record(lines)
                     try segment.append(lines)
+                    try index.append(record)
                     touched[ordinal] = segment
                     var recorded = state
                     recorded.segment = segment.length
+                    recorded.pageDigest = SegmentIndex.digest(
+                        writer.checkpoint.units[String(ordinal)]?.pageDigest, adding: record)
                     writer.checkpoint.units[String(ordinal)] = recorded
                 case .unit(let ordinal, let state, _):
                     var recorded = state
                     recorded.segment = writer.segments[ordinal]?.length ?? 0
+                    recorded.pageDigest = writer.checkpoint.units[String(ordinal)]?.pageDigest
                     writer.checkpoint.units[String(ordinal)] = recorded
                 }
             }
-            for segment in touched.values { try segment.sync() }
+            for (ordinal, segment) in touched {
+                try segment.sync()
+                try writer.indexes[ordinal]?.sync()
+            }
             let mergedSegments = try merge()
             try writeCheckpoint()
             for path in mergedSegments { try? FileManager.default.removeItem(atPath: path) }
@@ -381,11 +402,13 @@ final class JobStore: Sendable {
         }
     }
 
-    private func segmentFile(_ ordinal: Int) throws -> DurableFile {
-        if let file = writer.segments[ordinal] { return file }
+    private func segmentFile(_ ordinal: Int) throws -> (segment: DurableFile, index: DurableFile) {
+        if let file = writer.segments[ordinal], let index = writer.indexes[ordinal] { return (file, index) }
         let file = try DurableFile(path: segmentDirectory + "/\(ordinal).jsonl", truncatingTo: 0)
+        let index = try DurableFile(path: SegmentIndex.path(segment: file.path), truncatingTo: 0)
         writer.segments[ordinal] = file
-        return file
+        writer.indexes[ordinal] = index
+        return (file, index)
     }
 
     /// Appends, in order, every done unit whose predecessors are all in the output; returns the segment paths
@@ -403,6 +426,10 @@ final class JobStore: Sendable {
                     writer.segments[ordinal] = nil
                     try file.appendContents(ofFile: segment.path)
                     removable.append(segment.path)
+                }
+                if let index = writer.indexes.removeValue(forKey: ordinal) {
+                    index.close()
+                    removable.append(index.path)
                 }
                 if let flags = unit.flags, !flags.isEmpty {
                     writer.checkpoint.flags = (writer.checkpoint.flags ?? [:]).merging([String(ordinal): flags]) { $1 }
@@ -436,6 +463,35 @@ final class JobStore: Sendable {
         guard !missing.isEmpty else { return }
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
         for directory in missing.reversed() { try DurableFiles.syncDirectory(containing: directory) }
+    }
+
+    /// Where a run without `--state` keeps its temporary state: next to the output, except for a pipe or
+    /// device under /dev or /proc (`-o /dev/null`, `-o /dev/stdout`, `<(…)`), where no directory may be made.
+    static func stateAnchor(output: String) -> String {
+        guard output.hasPrefix("/dev/") || output.hasPrefix("/proc/") else { return output }
+        let name = "trawl-" + (output as NSString).lastPathComponent + "-\(getpid())"
+        return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+    }
+
+    /// Locks the state directory for this run (`STATE/lock`), or says which process holds it.
+    private static func lockState(_ directory: String) throws -> FileLock {
+        do {
+            return try FileLock(path: directory + "/lock")
+        } catch let held as FileLock.Held {
+            throw JobError.state(
+                "the state directory \(directory) is in use by another trawl run"
+                    + (held.pid.map { " (pid \($0))" } ?? " (its pid is not known yet)"),
+                hint: "wait for it to end, or give this run its own --state directory")
+        }
+    }
+
+    /// Refuses a symbolic link where trawl keeps its own files: writing through it would write elsewhere.
+    private static func refuseLink(_ path: String) throws {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if attributes?[.type] as? FileAttributeType == .typeSymbolicLink {
+            throw JobError.state(
+                "\(path) is a symbolic link; trawl never writes through one", hint: "remove it and run again")
+        }
     }
 
     private func writeCheckpoint() throws {

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+// Issue 13, "The checkpoint is proof, not a hint": a resume checks the checkpoint against the segments (page
+// lengths and checksums in segments/N.pages) and refuses any mismatch; the failure report's "kept" is what is on
+// disk.
+
+@Suite("Issue 13: the checkpoint is proof, not a hint", .timeLimit(.minutes(3)))
+struct CheckpointProofCLITests {
+    /// A run whose only unit fails at page 3 of 5 (404), leaving 2 pages (20 items) in its segment.
+    private func failedRun(_ server: TestServer, in workspace: Workspace) async throws -> [String] {
+        let arguments = ["fetch", "--url", server.url("/paged/link?n=50&per_page=10&fault_404=3"), "--paginate",
+                         "link", "--items", "", "-q", "-o", "out.jsonl", "--state", "st", "--attempts", "1"]
+        let failed = try await trawl(arguments, in: workspace)
+        try #require(failed.status == 1, "\(failed.stderr)")
+        try #require(workspace.data("st/segments/0.jsonl").count == itemLines(0..<20).utf8.count)
+        return arguments
+    }
+
+    private func editCheckpoint(_ workspace: Workspace, _ change: (inout [String: Any]) -> Void) throws {
+        var checkpoint = try jsonObject(workspace.data("st/checkpoint.json"))
+        var units = try #require(checkpoint["units"] as? [String: Any])
+        var unit = try #require(units["0"] as? [String: Any])
+        change(&unit)
+        units["0"] = unit
+        checkpoint["units"] = units
+        try JSONSerialization.data(withJSONObject: checkpoint).write(to: URL(fileURLWithPath: workspace.path("st/checkpoint.json")))
+    }
+
+    @Test("an untouched state resumes to the exact output; a flipped byte in a segment is refused, naming offset")
+    func flippedByte() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let arguments = try await failedRun(server, in: workspace)
+            let saved = workspace.path("saved")
+            try FileManager.default.copyItem(atPath: workspace.path("st"), toPath: saved)
+
+            var segment = workspace.data("st/segments/0.jsonl")
+            let offset = itemLines(0..<10).utf8.count + 5  // inside page 2
+            segment[offset] ^= 0x01
+            try segment.write(to: URL(fileURLWithPath: workspace.path("st/segments/0.jsonl")))
+            server.resetStats()
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("st/segments/0.jsonl: page 2 (bytes \(itemLines(0..<10).utf8.count) to"),
+                    "\(refused.stderr)")
+            #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+            #expect(server.stats.requestsServed == 0, "refused before anything is fetched")
+
+            try FileManager.default.removeItem(atPath: workspace.path("st"))
+            try FileManager.default.moveItem(atPath: saved, toPath: workspace.path("st"))
+            let resumed = try await trawl(
+                ["fetch", "--url", server.url("/paged/link?n=50&per_page=10&fault_404=3"), "--paginate", "link",
+                 "--items", "", "-q", "-o", "out.jsonl", "--state", "st"], in: workspace)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<50))
+        }
+    }
+
+    @Test(
+        "a page count edited beyond or below the segment is refused (exit 1, the file, --restart), never exit 0",
+        arguments: [5, 3, 1, -1])
+    func editedPageCount(pages: Int) async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let arguments = try await failedRun(server, in: workspace)
+            try editCheckpoint(workspace) { $0["pages"] = pages }
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("st/segments/0."), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+        }
+    }
+
+    @Test("a segment length edited, or the page index cut, is refused too")
+    func editedLengthOrIndex() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let arguments = try await failedRun(server, in: workspace)
+            let saved = workspace.path("saved")
+            try FileManager.default.copyItem(atPath: workspace.path("st"), toPath: saved)
+            try editCheckpoint(workspace) { $0["segment"] = itemLines(0..<10).utf8.count }
+            let length = try await trawl(arguments, in: workspace)
+            #expect(length.status == 1, "\(length.stderr)")
+            #expect(length.stderr.contains("offset \(itemLines(0..<20).utf8.count) of st/segments/0.jsonl"),
+                    "\(length.stderr)")
+
+            try FileManager.default.removeItem(atPath: workspace.path("st"))
+            try FileManager.default.moveItem(atPath: saved, toPath: workspace.path("st"))
+            let index = workspace.data("st/segments/0.pages")
+            try index.prefix(16).write(to: URL(fileURLWithPath: workspace.path("st/segments/0.pages")))
+            let cut = try await trawl(arguments, in: workspace)
+            #expect(cut.status == 1, "\(cut.stderr)")
+            #expect(cut.stderr.contains("st/segments/0.pages records only 1"), "\(cut.stderr)")
+        }
+    }
+
+    @Test("a first page whose next page is itself: the report keeps 0 pages, as 0 bytes were written")
+    func loopOnFirstPageKeepsNothing() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // cursor=c0 asks for the first page by its own cursor; its next_cursor (loop_to=1) is c0 again.
+            let result = try await trawl(
+                ["fetch", "--url", server.url("/paged/token?n=10&per_page=10&loop_to=1&cursor=c0"), "--paginate",
+                 "cursor:next_cursor", "--items", "items", "-q", "-o", "out.jsonl", "--state", "st", "--report",
+                 "r.json"], in: workspace)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("a pagination loop"), "\(result.stderr)")
+            #expect(result.stderr.contains("nothing of the unit is kept"), "\(result.stderr)")
+            let r = try report(workspace, "r.json")
+            let failure = try #require((r["failures"] as? [[String: Any]])?.first)
+            #expect(failure["keptPages"] as? Int == 0)
+            #expect(failure["keptItems"] as? Int == 0)
+            #expect(workspace.data("out.jsonl").isEmpty)
+            #expect(workspace.data("st/segments/0.jsonl").isEmpty)
+        }
+    }
+}
