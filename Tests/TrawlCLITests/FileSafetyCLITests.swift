@@ -172,7 +172,7 @@ struct FileSafetyCLITests {
         }
     }
 
-    @Test("fetch -o FIFO and -o /dev/null write in place (no state beside them); the FIFO gets every item")
+    @Test("fetch -o FIFO, /dev/stdout and /dev/null write in place (no state beside them), every item in order")
     func fetchIntoFIFOAndDevNull() async throws {
         try await TestServer.with { server in
             let workspace = try Workspace()
@@ -184,6 +184,10 @@ struct FileSafetyCLITests {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(fifo.drain() == itemLines(0..<30))
             #expect(fifo.isFIFO)
+            // /dev/stdout is a link to the descriptor, here a regular file (the test's capture of stdout).
+            let stdout = try await trawl(arguments + ["-o", "/dev/stdout"], in: workspace)
+            #expect(stdout.status == 0, "\(stdout.stderr)")
+            #expect(stdout.stdout == itemLines(0..<30))
             let null = try await trawl(arguments + ["-o", "/dev/null"], in: workspace)
             #expect(null.status == 0, "\(null.stderr)")
             var status = stat()

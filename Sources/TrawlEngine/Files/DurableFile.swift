@@ -46,9 +46,9 @@ public final class DurableFile: @unchecked Sendable {
     public private(set) var length: Int64
     /// Whether opening the file created it.
     public let created: Bool
-    /// True when `path` is not a regular file but a pipe, a device or a socket (`/dev/null`, `/dev/stdout`, a
-    /// FIFO) opened with `allowingStream`: bytes are written into it in order, as curl does; it cannot be
-    /// synced, truncated or resumed.
+    /// True when `path` is not a regular file but a pipe, a device or a socket (`/dev/null`, a FIFO), or names
+    /// a descriptor (`/dev/stdout`, `/dev/fd/N`, whatever it is), opened with `allowingStream`: bytes are
+    /// written into it in order, as curl does; it cannot be synced, truncated or resumed.
     public let isStream: Bool
     private var descriptor: Int32
 
@@ -126,12 +126,14 @@ public final class DurableFile: @unchecked Sendable {
         let isLink = link.st_mode & S_IFMT == S_IFLNK
         var target = stat()
         let targetKind = stat(path, &target) == 0 ? target.st_mode & S_IFMT : nil
-        if allowingStream, let kind = targetKind, kind != S_IFREG, kind != S_IFDIR {
+        // /dev/stdout and /dev/fd/N are links to whatever the descriptor is, a regular file included.
+        let descriptorPath = path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
+        if allowingStream, let kind = targetKind, kind != S_IFREG || descriptorPath, kind != S_IFDIR {
             // A pipe or device is written where it is, as curl does: following a link (/dev/stdout) is the point.
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | (kind == S_IFREG ? O_TRUNC : 0))
             guard descriptor >= 0 else { throw FileError("open", path) }
             var opened = stat()
-            guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT != S_IFREG else {
+            guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT != S_IFREG || descriptorPath else {
                 Glibc.close(descriptor)
                 throw FileError("open", path, reason: "it changed from a pipe or device to a regular file")
             }
