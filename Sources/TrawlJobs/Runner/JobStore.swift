@@ -162,8 +162,12 @@ final class JobStore: Sendable {
                     "the output \(output) is missing but the checkpoint says it holds \(state.length) bytes",
                     hint: "restore it, or pass --restart to fetch everything again")
             }
-            writer.outputFiles[output] = try DurableFile(
-                path: output, truncatingTo: state.length, allowingStream: true)
+            do {
+                writer.outputFiles[output] = try DurableFile(
+                    path: output, truncatingTo: state.length, allowingStream: true)
+            } catch let error as FileError where error.operation == "resume" {
+                throw JobError.state("\(error)", hint: "pass --restart to write the output again from the start")
+            }
             for ordinal in (order[output] ?? []).prefix(state.merged) { merged.insert(ordinal) }
         }
         var saved: [Int: Checkpoint.UnitState] = [:]
