@@ -25,7 +25,8 @@ struct CheckpointProofCLITests {
         change(&unit)
         units["0"] = unit
         checkpoint["units"] = units
-        try JSONSerialization.data(withJSONObject: checkpoint).write(to: URL(fileURLWithPath: workspace.path("st/checkpoint.json")))
+        try JSONSerialization.data(withJSONObject: checkpoint)
+            .write(to: URL(fileURLWithPath: workspace.path("st/checkpoint.json")))
     }
 
     @Test("an untouched state resumes to the exact output; a flipped byte in a segment is refused, naming offset")

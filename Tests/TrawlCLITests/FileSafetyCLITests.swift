@@ -139,7 +139,8 @@ struct FileSafetyCLITests {
             let elsewhere = workspace.path("elsewhere")
             try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: workspace.path("st"), withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: workspace.path("st/segments"), withDestinationPath: elsewhere)
+            try FileManager.default.createSymbolicLink(
+                atPath: workspace.path("st/segments"), withDestinationPath: elsewhere)
             let segments = try await trawl(arguments + ["-o", "real.jsonl", "--state", "st"], in: workspace)
             #expect(segments.status == 1, "\(segments.stderr)")
             #expect(segments.stderr.contains("st/segments is a symbolic link"), "\(segments.stderr)")

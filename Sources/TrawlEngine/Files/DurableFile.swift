@@ -101,7 +101,8 @@ public final class DurableFile: @unchecked Sendable {
                 Glibc.close(descriptor)
                 throw FileError(
                     "resume", path,
-                    reason: "it holds \(size) bytes but the checkpoint recorded \(length): it was changed outside trawl")
+                    reason: "it holds \(size) bytes but the checkpoint recorded \(length): it was changed outside"
+                        + " trawl")
             }
             if size > length, ftruncate(descriptor, off_t(length)) != 0 {
                 let error = FileError("truncate", path)

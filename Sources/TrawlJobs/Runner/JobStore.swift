@@ -469,69 +469,10 @@ final class JobStore: Sendable {
         for directory in missing.reversed() { try DurableFiles.syncDirectory(containing: directory) }
     }
 
-    /// Where a run without `--state` keeps its temporary state: next to the output, except for a pipe or
-    /// device under /dev or /proc (`-o /dev/null`, `-o /dev/stdout`, `<(…)`), where no directory may be made.
-    static func stateAnchor(output: String) -> String {
-        guard output.hasPrefix("/dev/") || output.hasPrefix("/proc/") else { return output }
-        let name = "trawl-" + (output as NSString).lastPathComponent + "-\(getpid())"
-        return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
-    }
-
-    /// Locks the state directory for this run (`STATE/lock`), or says which process holds it.
-    private static func lockState(_ directory: String) throws -> FileLock {
-        do {
-            return try FileLock(path: directory + "/lock")
-        } catch let held as FileLock.Held {
-            throw JobError.state(
-                "the state directory \(directory) is in use by another trawl run"
-                    + (held.pid.map { " (pid \($0))" } ?? " (its pid is not known yet)"),
-                hint: "wait for it to end, or give this run its own --state directory")
-        }
-    }
-
-    /// Refuses a symbolic link where trawl keeps its own files: writing through it would write elsewhere.
-    private static func refuseLink(_ path: String) throws {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if attributes?[.type] as? FileAttributeType == .typeSymbolicLink {
-            throw JobError.state(
-                "\(path) is a symbolic link; trawl never writes through one", hint: "remove it and run again")
-        }
-    }
-
     private func writeCheckpoint() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(writer.checkpoint)
         try DurableFiles.replace(checkpointPath, with: [UInt8](data))
-    }
-}
-
-/// A page handed to the writer: wait for it to be durable.
-final class PendingCommit: Sendable {
-    private struct State {
-        var result: Result<Void, any Error>?
-        var waiter: CheckedContinuation<Void, any Error>?
-    }
-
-    private let state = Mutex(State())
-
-    func complete(_ result: Result<Void, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func wait() async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            let done = state.withLock { state -> Result<Void, any Error>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let done { continuation.resume(with: done) }
-        }
     }
 }
