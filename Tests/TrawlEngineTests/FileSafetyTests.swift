@@ -34,6 +34,14 @@ struct FileSafetyTests {
                 }
             }
         }
+        // A hard link is refused too: truncating it would truncate the victim.
+        try FileManager.default.linkItem(atPath: root + "/victim", toPath: root + "/hard")
+        do {
+            _ = try DurableFile(path: root + "/hard", truncatingTo: 0)
+            Issue.record("a hard link was opened")
+        } catch let error as FileError {
+            #expect(error.description.contains("\(root)/hard: it has 2 hard links"), "\(error)")
+        }
         #expect(FileManager.default.contents(atPath: root + "/victim") == Data("precious".utf8))
         #expect(!FileManager.default.fileExists(atPath: root + "/nowhere"))
         // The atomic replace removes a link planted at its temporary name instead of writing through it.

@@ -162,6 +162,14 @@ public final class DurableFile: @unchecked Sendable {
             Glibc.close(descriptor)
             throw FileError("open", path, reason: "it is not a regular file (a pipe, device or socket)")
         }
+        // A hard link planted there would be written (and truncated) through just like a symbolic one.
+        guard opened.st_nlink <= 1 else {
+            Glibc.close(descriptor)
+            throw FileError(
+                "open", path,
+                reason: "it has \(opened.st_nlink) hard links, and trawl never writes into a file that has other names"
+                    + " (remove it)")
+        }
         return (descriptor, false, false)
     }
 
