@@ -42,6 +42,11 @@ enum SegmentIndex {
                     + " \(state.id)",
                 hint: hint)
         }
+        if index.created, state.pages > 0, state.pageDigest == nil {
+            throw JobError.state(
+                "\(segment.path) has no page index (\(index.path)): its checkpoint was written by an older trawl",
+                hint: "pass --restart to fetch everything again")
+        }
         let indexBytes = try DurableFiles.read(index.path) ?? []
         let available = indexBytes.count / recordSize
         guard available >= state.pages else {
