@@ -9,8 +9,10 @@ import TrawlTestServer
 @Suite("Issue 13: the checkpoint is proof, not a hint", .timeLimit(.minutes(3)))
 struct CheckpointProofCLITests {
     /// A run whose only unit fails at page 3 of 5 (404), leaving 2 pages (20 items) in its segment.
-    private func failedRun(_ server: TestServer, in workspace: Workspace) async throws -> [String] {
-        let arguments = ["fetch", "--url", server.url("/paged/link?n=50&per_page=10&fault_404=3"), "--paginate",
+    private func failedRun(_ server: TestServer, in workspace: Workspace, query: String = "") async throws
+        -> [String]
+    {
+        let arguments = ["fetch", "--url", server.url("/paged/link?n=50&per_page=10&fault_404=3\(query)"), "--paginate",
                          "link", "--items", "", "-q", "-o", "out.jsonl", "--state", "st", "--attempts", "1"]
         let failed = try await trawl(arguments, in: workspace)
         try #require(failed.status == 1, "\(failed.stderr)")
@@ -73,6 +75,25 @@ struct CheckpointProofCLITests {
             #expect(refused.status == 1, "\(refused.stderr)")
             #expect(refused.stderr.contains("st/segments/0."), "\(refused.stderr)")
             #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+        }
+    }
+
+    @Test("pages and length cut back together to page 1 are caught by the digest: a serial walk would lose page 2")
+    func consistentEditOfASerialWalk() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // total=0: no rel="last", so the walk is serial and resumes at its stored next page (page 3).
+            let arguments = try await failedRun(server, in: workspace, query: "&total=0")
+            try editCheckpoint(workspace) {
+                $0["pages"] = 1
+                $0["segment"] = itemLines(0..<10).utf8.count
+            }
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("does not match the first 1 record(s) of st/segments/0.pages"),
+                    "\(refused.stderr)")
+            #expect(!workspace.text("out.jsonl").hasSuffix(itemLines(20..<50)), "no resume past the missing page")
         }
     }
 
