@@ -33,15 +33,22 @@ public final class FileLock: @unchecked Sendable {
             }
             throw FileError("open", path)
         }
+        var retries = 0
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             let code = errno
             let text = try? String(contentsOfFile: path, encoding: .utf8)
+            let pid = text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            // Held under this process's own pid: a lock just released may live on for a moment in a child being
+            // spawned (it holds a copy of the descriptor until its exec closes it), so look again briefly.
+            if code == EWOULDBLOCK, pid == getpid(), retries < 50 {
+                retries += 1
+                usleep(10_000)
+                continue
+            }
             Glibc.close(descriptor)
             descriptor = -1
-            if code == EWOULDBLOCK {
-                throw Held(path: path, pid: text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-            }
+            if code == EWOULDBLOCK { throw Held(path: path, pid: pid) }
             throw FileError("lock", path, errno: code)
         }
         let pid = Array("\(getpid())\n".utf8)
