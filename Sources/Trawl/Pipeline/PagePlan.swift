@@ -364,36 +364,36 @@ package struct PagePlan: Sendable {
     private func tooMany(_ first: PageResponse) -> PaginationError? {
         guard plan.count >= limits.maxPlannedPages else { return nil }
         let announced = expectedItems.map { ", \($0) items" } ?? ""
-        let loop = TrawlError(
-            code: .invalidBody,
-            message: "the first page announces \(plan.count + 1) pages\(announced): more than the "
+        return Self.failure(
+            first.request, first.position, index: 0, url: first.head.url,
+            "the first page announces \(plan.count + 1) pages\(announced): more than the "
                 + "\(limits.maxPlannedPages) a walk plans",
-            hint: "check the total key path against the response, or cap the walk (max_pages, max_items)",
-            method: first.request.method.rawValue, url: first.head.url)
-        var error = PaginationError(position: first.position, index: 0, request: first.request, underlying: loop)
-        error.kind = .pagination
-        return error
+            hint: "check the total key path against the response, or cap the walk (max_pages, max_items)")
     }
 
     /// The failure of a page whose pagination data the strategy cannot use.
     private static func unusable(_ page: PageResponse, index: Int, problem: String) -> PaginationError {
-        let bad = TrawlError(
-            code: .invalidBody, message: problem,
-            hint: "check the pagination key paths against the response; the pages before it were read",
-            method: page.request.method.rawValue, url: page.head.url)
-        var error = PaginationError(position: page.position, index: index, request: page.request, underlying: bad)
-        error.kind = .pagination
+        var error = failure(
+            page.request, page.position, index: index, url: page.head.url, problem,
+            hint: "check the pagination key paths against the response; the pages before it were read")
         error.head = page.head
         return error
     }
 
     /// The failure of a page the origin rule refuses.
     private static func refusal(_ page: PageRequest, index: Int, reason: String) -> PaginationError {
-        let refused = TrawlError(
-            code: .invalidBody, message: reason,
-            hint: "the server's pagination links leave https; ask its operator, or walk it over http on purpose",
-            method: page.request.method.rawValue, url: page.request.url)
-        var error = PaginationError(position: page.position, index: index, request: page.request, underlying: refused)
+        failure(
+            page.request, page.position, index: index, url: page.request.url, reason,
+            hint: "the server's pagination links leave https; ask its operator, or walk it over http on purpose")
+    }
+
+    /// A walk's failure of kind `.pagination`: what the pages say cannot be walked.
+    private static func failure(
+        _ request: Request, _ position: PagePosition, index: Int, url: String, _ message: String, hint: String
+    ) -> PaginationError {
+        let underlying = TrawlError(
+            code: .invalidBody, message: message, hint: hint, method: request.method.rawValue, url: url)
+        var error = PaginationError(position: position, index: index, request: request, underlying: underlying)
         error.kind = .pagination
         return error
     }
