@@ -62,6 +62,17 @@ struct LinkHeaderTests {
         #expect(LinkHeader("<http://x/no-rel>").links[0].relations == [])
     }
 
+    /// Found by the link-header fuzz target: a bare CR (or any control character) inside `<...>` reached the
+    /// target, which becomes the next request's URL.
+    @Test func targetsWithControlCharactersAreSkipped() {
+        let value = "<http://x/a\r\nX-Injected: 1>; rel=\"next\", <http://x/\u{1E}b>; rel=last, <http://x/ok>; rel=next"
+        let links = LinkHeader(value)
+        #expect(links.links.map(\.target) == ["http://x/ok"])
+        #expect(links.next == "http://x/ok")
+        #expect(links.last == nil)
+        #expect(LinkHeader("<http://x/\u{7F}>; rel=next").next == nil)
+    }
+
     @Test func combinesRepeatedHeaderFields() {
         var headers = HTTPHeaders()
         headers.add("Link", #"<http://x/2>; rel="next""#)

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Parsing is forgiving: commas and semicolons inside `<...>` and quoted strings are kept, quoted
 /// values are unescaped, relation types are matched case-insensitively and a `rel` may list several
-/// (`rel="next last"`); a malformed link is skipped without affecting the others.
+/// (`rel="next last"`); a malformed link (a target with a control character too) is skipped without
+/// affecting the others.
 public struct LinkHeader: Sendable, Hashable {
     /// The links, in the order they appeared.
     public var links: [Link]
@@ -119,6 +120,8 @@ struct LinkScanner {
         guard index < text.count else { return nil }
         let target = String(String.UnicodeScalarView(text[start..<index])).trimmingCharacters(in: .whitespaces)
         index += 1
+        // A target becomes a request URL: one with a control character (CR, LF, NUL, ...) is malformed.
+        if target.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return nil }
         var parameters: [LinkHeader.Parameter] = []
         while true {
             skip { $0.isHeaderSpace }
