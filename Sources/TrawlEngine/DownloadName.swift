@@ -31,7 +31,9 @@ enum DownloadName {
     /// The last component after `/` or `\`, without control characters; `nil` when nothing usable is left.
     static func sanitized(_ raw: String) -> String? {
         let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init))
+        // C0, DEL and C1 (U+0080-U+009F: U+009B is a terminal's CSI) controls go.
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
+            .map(Character.init))
             .trimmingCharacters(in: .whitespaces)
         guard !cleaned.isEmpty, cleaned != ".", cleaned != "..", cleaned.utf8.count <= 255 else { return nil }
         return cleaned

@@ -176,6 +176,10 @@ struct DownloadTests {
         #expect(name("attachment; filename=\"x.txt\"; filename*=UTF-8''%C3%A9t%C3%A9.txt") == "été.txt")
         #expect(name(#"attachment; filename="..""#, "http://h/") == "download")
         #expect(name("attachment; filename=\"a\u{7}b\"") == "ab")
+        // Found by the content-disposition fuzz target: C1 controls (U+0080-U+009F) were kept.
+        #expect(name("attachment; filename=\"a\u{9B}31mb\u{85}.txt\"") == "a31mb.txt")
+        #expect(name("attachment; filename*=UTF-8''x%C2%82y.txt") == "xy.txt")
+        #expect(name("attachment; filename=\"\u{82}\u{9F}\"", "http://h/") == "download")
     }
 }
 
