@@ -30,7 +30,9 @@ enum DownloadName {
 
     /// The last component after `/` or `\`, without control characters; `nil` when nothing usable is left.
     static func sanitized(_ raw: String) -> String? {
-        let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        // By scalar: a separator followed by a combining mark is one Character that is not "/".
+        let last = raw.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last
+            .map { String(String.UnicodeScalarView($0)) } ?? ""
         // C0, DEL and C1 (U+0080-U+009F: U+009B is a terminal's CSI) controls go.
         let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
             .map(Character.init))
@@ -69,7 +71,9 @@ enum DownloadName {
     static func path(for name: String, in directory: String) throws -> String {
         let base = URL(fileURLWithPath: directory).standardizedFileURL.path
         let candidate = URL(fileURLWithPath: base).appendingPathComponent(name).standardizedFileURL.path
-        guard candidate.hasPrefix(base.hasSuffix("/") ? base : base + "/"), !name.contains("/") else {
+        // Bytes, not Characters: a name starting with a combining mark joins the "/" before it.
+        let prefix = base.hasSuffix("/") ? base : base + "/"
+        guard candidate.utf8.starts(with: prefix.utf8), !name.utf8.contains(UInt8(ascii: "/")) else {
             throw FileError("write", candidate, reason: "the server's file name would leave \(base)")
         }
         return candidate

@@ -180,6 +180,13 @@ struct DownloadTests {
         #expect(name("attachment; filename=\"a\u{9B}31mb\u{85}.txt\"") == "a31mb.txt")
         #expect(name("attachment; filename*=UTF-8''x%C2%82y.txt") == "xy.txt")
         #expect(name("attachment; filename=\"\u{82}\u{9F}\"", "http://h/") == "download")
+        // Found by the content-disposition fuzz target: a "/" followed by a combining mark is one Character, so
+        // the name was not split there (it kept the slash), and a name starting with a combining mark was
+        // refused as leaving the directory.
+        #expect(name("attachment; filename=\"../\u{356}../\u{356}x.txt\"") == "\u{356}x.txt")
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(try DownloadName.path(for: "\u{356}x.txt", in: directory).hasSuffix("/\u{356}x.txt"))
+        #expect(throws: FileError.self) { try DownloadName.path(for: "a/\u{356}b", in: directory) }
     }
 }
 
