@@ -13,7 +13,8 @@ enum ContentDispositionTarget {
         let url = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : "http://127.0.0.1:8080/files/x.bin"
         let name = DownloadName.fileName(contentDisposition: header, url: url)
         require(!name.isEmpty && name != "." && name != "..", "name \(name.debugDescription)")
-        require(!name.contains("/") && !name.contains("\\"), "name \(name.debugDescription) has a separator")
+        let separators = name.unicodeScalars.filter { $0 == "/" || $0 == "\\" }
+        require(separators.isEmpty, "name \(name.debugDescription) has a separator")
         require(name.utf8.count <= 255, "name of \(name.utf8.count) bytes")
         let controls = name.unicodeScalars.filter { $0.properties.generalCategory == .control }
         require(controls.isEmpty, "name \(name.debugDescription) has control characters")
