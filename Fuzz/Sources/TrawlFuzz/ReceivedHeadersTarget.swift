@@ -35,7 +35,8 @@ enum ReceivedHeadersTarget {
             if contentLength == nil, lowercased(field.name) == Array("content-length".utf8) {
                 contentLength = decimal(field.value)
             }
-            if lowercased(field.name) == Array("location".utf8) { hasLocation = true }
+            // An empty Location is not a redirect target (the engine reports it as an error when it would follow).
+            if lowercased(field.name) == Array("location".utf8), !field.value.isEmpty { hasLocation = true }
         }
         require(lines.count == model.count, "\(lines.count) fields stored, the model has \(model.count)")
         require(lines.contentLength == contentLength, "Content-Length \(String(describing: lines.contentLength))")
