@@ -73,6 +73,16 @@ struct LinkHeaderTests {
         #expect(LinkHeader("<http://x/\u{7F}>; rel=next").next == nil)
     }
 
+    /// Found by the link-header fuzz target: a blank right after a prepended mark (U+0605) is one Character with
+    /// it, so splitting the relations by Character kept the blank inside one.
+    @Test func relationsSplitAtEveryBlankScalar() {
+        let links = LinkHeader("<http://x/2>; rel=\"x\u{0605} next\"")
+        #expect(links.links.count == 1)
+        #expect(links.links[0].relations == ["x\u{0605}", "next"])
+        #expect(links.next == "http://x/2")
+        #expect(links.links[0].relations.allSatisfy { !$0.unicodeScalars.contains(" ") })
+    }
+
     @Test func combinesRepeatedHeaderFields() {
         var headers = HTTPHeaders()
         headers.add("Link", #"<http://x/2>; rel="next""#)

@@ -141,7 +141,10 @@ struct LinkScanner {
             parameters.append(LinkHeader.Parameter(name: name, value: value))
         }
         let rel = parameters.first { $0.name == "rel" }?.value ?? ""
-        let relations = rel.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        // Split by scalars: a blank after a prepended mark (U+0605) is one Character with it, and a Character
+        // split kept the blank inside a relation (found by the link-header fuzz target).
+        let relations = rel.lowercased().unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            .map { String(String.UnicodeScalarView($0)) }
         return LinkHeader.Link(target: target, relations: relations, parameters: parameters)
     }
 
