@@ -60,10 +60,7 @@ final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     {
         var items: [Item] = []
         while let item = try await next(isolation: actor) { items.append(item) }
-        let decoding = decoding
-        let response = try await stream.readToEnd(isolation: actor) {
-            items.append(try decoding.decode(Item.self, element: $0))
-        }
-        return (items, response)
+        // `next` returned nil: the body has ended, so this only hands back the page.
+        return (items, try await stream.readToEnd(isolation: actor) { _ in })
     }
 }

@@ -74,11 +74,18 @@ package struct OriginGuard: Sendable, Hashable {
 
     /// `url` without `user:password@`.
     static func removingUserInfo(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        guard let (userInfo, _) = userInfo(in: url) else { return url }
+        return String(url[..<userInfo.lowerBound] + url[url.index(after: userInfo.upperBound)...])
+    }
+
+    /// The range of `user:password` in `url` and its text, when the authority has one (the `@` is right after
+    /// the range).
+    private static func userInfo(in url: String) -> (Range<String.Index>, String)? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<schemeEnd.upperBound] + rest[rest.index(after: at)...])
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return nil }
+        return (rest.startIndex..<at, String(rest[..<at]))
     }
 
     /// `request` with the userinfo of its URL (`https://user:pw@host/…`) moved into an `Authorization: Basic`
@@ -86,14 +93,10 @@ package struct OriginGuard: Sendable, Hashable {
     /// stripped like any credential when a page leaves it. A request that has an `Authorization` header already
     /// keeps it; the userinfo is dropped then.
     package static func movingUserInfoToHeader(_ request: Request) -> Request {
-        guard let schemeEnd = request.url.range(of: "://") else { return request }
-        let rest = request.url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return request }
+        guard let (_, userInfo) = userInfo(in: request.url) else { return request }
         var result = request
         result.url = removingUserInfo(request.url)
         if request.headers["Authorization"] == nil {
-            let userInfo = String(rest[..<at])
             let decoded = userInfo.removingPercentEncoding ?? userInfo
             let credentials = decoded.contains(":") ? decoded : decoded + ":"
             result.headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()

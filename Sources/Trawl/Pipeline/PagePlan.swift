@@ -130,7 +130,7 @@ package struct PagePlan: Sendable {
         planSource = first.request
         plan = cap(strategy.plannedPages(after: first) ?? PlannedPages([]), firstItems: first.itemCount)
         pageTotal = plan.count + 1
-        if let refusal = tooMany(first) { state = .failed(refusal) }
+        if let refusal = tooMany(first, remaining: plan.count) { state = .failed(refusal) }
         pagesCompleted = max(1, pagesDone)
         itemsCompleted = items
         started = min(plan.count, pagesCompleted - 1)
@@ -252,21 +252,18 @@ package struct PagePlan: Sendable {
                 pageTotal = plan.count + 1
                 planSource = page.request
                 state = .planned
-                if let refusal = tooMany(page) {
+                if let refusal = tooMany(page, remaining: plan.count) {
                     state = .failed(refusal)
                     return nil
                 }
                 return plan.count > 0 ? plan[0].position : nil
             }
             // Serially too: an absurd total would have the walk ask for empty pages until it is reached.
-            if limits.maxPages == nil, limits.maxItems == nil, let announced = strategy.plannedPages(after: page) {
-                plan = announced
-                if let refusal = tooMany(page) {
-                    plan = PlannedPages([])
-                    state = .failed(refusal)
-                    return nil
-                }
-                plan = PlannedPages([])
+            if limits.maxPages == nil, limits.maxItems == nil, let announced = strategy.plannedPages(after: page),
+                let refusal = tooMany(page, remaining: announced.count)
+            {
+                state = .failed(refusal)
+                return nil
             }
             return chain(after: page)
         case .awaitingSerial:
@@ -360,13 +357,14 @@ package struct PagePlan: Sendable {
         return rest.prefix(allowed - 1)
     }
 
-    /// The failure of a plan longer than `maxPlannedPages` (after the caps): a total no real collection has.
-    private func tooMany(_ first: PageResponse) -> PaginationError? {
-        guard plan.count >= limits.maxPlannedPages else { return nil }
+    /// The failure of a walk whose first page announces `remaining` more pages, `maxPlannedPages` or more (after
+    /// the caps when planned): a total no real collection has.
+    private func tooMany(_ first: PageResponse, remaining: Int) -> PaginationError? {
+        guard remaining >= limits.maxPlannedPages else { return nil }
         let announced = expectedItems.map { ", \($0) items" } ?? ""
         return Self.failure(
             first.request, first.position, index: 0, url: first.head.url,
-            "the first page announces \(plan.count + 1) pages\(announced): more than the "
+            "the first page announces \(remaining + 1) pages\(announced): more than the "
                 + "\(limits.maxPlannedPages) a walk plans",
             hint: "check the total key path against the response, or cap the walk (max_pages, max_items)")
     }
