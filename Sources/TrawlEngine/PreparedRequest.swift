@@ -95,7 +95,7 @@ final class PreparedRequest: Sendable {
         self.maxBodySize = request.maxBodySize ?? (streaming ? nil : client.configuration.maxBodySize)
         self.origin = origin
         self.onProgress = request.onProgress
-        self.followsRedirects = (request.redirects ?? client.configuration.redirects).maxRedirects > 0
+        self.followsRedirects = (request.redirects ?? client.configuration.redirects).follows
         self.acceptEncoding = client.configuration.automaticDecompression && !request.headers.contains("Accept-Encoding")
             && !client.fields.contains { HTTPHeaders.equalNames($0.name, "Accept-Encoding") }
     }

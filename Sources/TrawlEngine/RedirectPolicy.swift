@@ -6,11 +6,23 @@
 /// request.redirects = .none            // return the 3xx response itself
 /// ```
 public struct RedirectPolicy: Sendable, Hashable {
-    /// Most redirects followed before failing with `TrawlError.Code.tooManyRedirects`; 0 = don't follow.
+    /// Most redirects followed before failing with `TrawlError.Code.tooManyRedirects`.
     public var maxRedirects: Int
+    /// Whether a 3xx is followed at all: `.none` returns it; `.follow(max: 0)` fails on it, as
+    /// `curl -L --max-redirs 0` does (exit 47).
+    public var follows: Bool
+
+    public init(maxRedirects: Int) {
+        self.maxRedirects = maxRedirects
+        self.follows = maxRedirects > 0
+    }
 
     public static let none = RedirectPolicy(maxRedirects: 0)
-    public static func follow(max: Int = 10) -> RedirectPolicy { RedirectPolicy(maxRedirects: max) }
+    public static func follow(max: Int = 10) -> RedirectPolicy {
+        var policy = RedirectPolicy(maxRedirects: Swift.max(0, max))
+        policy.follows = true
+        return policy
+    }
     public static let `default` = RedirectPolicy.follow()
 
     /// Headers always removed when a redirect changes scheme, host or port.

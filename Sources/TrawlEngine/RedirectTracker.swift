@@ -31,7 +31,10 @@ struct RedirectTracker {
                        status: outcome.head.status, headers: outcome.head.headers)
         }
         guard chain.count < policy.maxRedirects else {
-            throw failure(.tooManyRedirects, "more than \(policy.maxRedirects) redirects (last to \(url))",
+            let message = policy.maxRedirects == 0
+                ? "HTTP \(outcome.head.status) redirects to \(url), and no redirect may be followed (maximum 0)"
+                : "more than \(policy.maxRedirects) redirects (last to \(url))"
+            throw failure(.tooManyRedirects, message,
                           "raise RedirectPolicy.follow(max:) or fix the redirect chain on the server")
         }
         let scheme = Origin(url: url)?.scheme ?? ""

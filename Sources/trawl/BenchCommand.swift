@@ -241,10 +241,7 @@ struct Bench: AsyncParsableCommand {
         let requestMethod = method.map { HTTPMethod(rawValue: $0) } ?? (requestBody == nil ? .get : .post)
         let prepared = targets.map { url in
             var request = Request(url: url, method: requestMethod, body: requestBody)
-            for header in headers {
-                let (name, value) = HeaderOption.split(header)
-                request.headers.add(name, value)
-            }
+            HeaderOption.apply(headers, to: &request)
             return request
         }
         let target: BenchRunner.Target = if let items {

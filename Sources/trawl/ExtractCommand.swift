@@ -117,10 +117,7 @@ extension Extract {
     private func streamURL(_ consume: ([UInt8]) throws -> Void) async throws {
         var request = Request(url: file)
         if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
-        for line in header {
-            let (name, value) = HeaderOption.split(line)
-            request.headers.add(name, value)
-        }
+        HeaderOption.apply(header, to: &request)
         do {
             var configuration = Client.Configuration()
             tls.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)

@@ -250,14 +250,7 @@ extension Get {
         } else if let bytes {
             request.body = .bytes(bytes)
         }
-        for header in headers {
-            let (name, value) = HeaderOption.split(header)
-            if value.isEmpty, !HeaderOption.sendsEmpty(header) {
-                request.removedHeaders.insert(name)
-            } else {
-                request.headers.add(name, value)
-            }
-        }
+        HeaderOption.apply(headers, to: &request)
         let named = Set(headers.map { HeaderOption.split($0).name.lowercased() })
         if bytes != nil, !dataInQuery, !named.contains("content-type") {
             request.headers.add("Content-Type", json.isEmpty ? "application/x-www-form-urlencoded" : "application/json")

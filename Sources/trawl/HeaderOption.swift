@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrawlEngine
 
 /// `-H 'Name: value'` options, as `get`, `bench`, `fetch` and `extract` take them: checked in `validate()`
 /// (exit 2), split where the request is built.
@@ -26,5 +27,18 @@ enum HeaderOption {
         let parts = header.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         return (parts[0].trimmingCharacters(in: .whitespaces), value)
+    }
+
+    /// Adds `headers` to `request` as curl does: `Name: value` adds it, `Name:` removes the header trawl would
+    /// send by default (User-Agent, Accept…), `Name;` sends it with an empty value.
+    static func apply(_ headers: [String], to request: inout Request) {
+        for header in headers {
+            let (name, value) = split(header)
+            if value.isEmpty, !sendsEmpty(header) {
+                request.removedHeaders.insert(name)
+            } else {
+                request.headers.add(name, value)
+            }
+        }
     }
 }

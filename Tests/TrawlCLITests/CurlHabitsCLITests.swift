@@ -78,6 +78,28 @@ struct CurlHabitsCLITests {
             #expect(capped.stderr.contains("--max-redirs"))
             let followed = try await trawl(["get", "-s", "-L", "--max-redirs", "4", server.url("/redirect/3")])
             #expect(followed.status == 0, "\(followed.stderr)")
+            // curl -L --max-redirs 0 fails on the first 3xx (its exit 47) rather than printing the redirect.
+            let none = try await trawl(["get", "-s", "-L", "--max-redirs", "0", server.url("/redirect/1")])
+            #expect(none.status == 1)
+            #expect(none.stdout.isEmpty)
+            #expect(none.stderr.contains("maximum 0"), "\(none.stderr)")
+            #expect(none.stderr.contains("--max-redirs"))
+        }
+    }
+
+    @Test("-H 'Name:' removes a default header in bench and extract too, as in get")
+    func headerRemovalEverywhere() async throws {
+        try await TestServer.with { server in
+            let bench = try await trawl(
+                ["bench", "-n", "1", "-c", "1", "--quiet", "-H", "User-Agent:", "-H", "X-Empty;", server.url("/echo")])
+            #expect(bench.status == 0, "\(bench.stderr)")
+            let extract = try await trawl(
+                ["extract", "-p", "headers", "-H", "User-Agent:", "-H", "X-Empty;", server.url("/echo")])
+            #expect(extract.status == 0, "\(extract.stderr)")
+            let logged = server.requestLog.filter { $0.target == "/echo" }
+            #expect(logged.count == 2)
+            #expect(logged.allSatisfy { $0.headers["user-agent"] == nil })
+            #expect(logged.allSatisfy { $0.headers["x-empty"] == "" })
         }
     }
 
