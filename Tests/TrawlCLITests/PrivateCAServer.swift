@@ -56,6 +56,7 @@ final class PrivateCAServer {
                     server {
                         listen 127.0.0.1:\(port) ssl http2;
                         location / { default_type application/json; return 200 '\(body)'; }
+                        \(Self.pagedLocations(port: port))
                     }
                     server {
                         listen 127.0.0.1:\(port + 2) http2;
@@ -89,6 +90,20 @@ final class PrivateCAServer {
         port = started.0
         mutualPort = started.1
         process = started.2
+    }
+
+    /// `/missing`: a 404 with a JSON body; `/page/1` to `/page/3`: a Link walk of five items (`next` links).
+    private static func pagedLocations(port: Int) -> String {
+        let json = "default_type application/json;"
+        func next(_ page: Int) -> String {
+            "add_header Link '<https://127.0.0.1:\(port)/page/\(page)>; rel=\"next\"';"
+        }
+        return [
+            "location = /missing { \(json) return 404 '{\"error\":\"no such page\"}'; }",
+            "location = /page/1 { \(json) \(next(2)) return 200 '{\"items\":[1,2]}'; }",
+            "location = /page/2 { \(json) \(next(3)) return 200 '{\"items\":[3,4]}'; }",
+            "location = /page/3 { \(json) return 200 '{\"items\":[5]}'; }",
+        ].joined(separator: "\n")
     }
 
     func stop() async {

@@ -30,8 +30,11 @@ enum CurlErrors {
                 return make(.dnsFailed, "the proxy's host name in \(proxy) could not be resolved",
                             "check the proxy variable (http_proxy, https_proxy)")
             case CURLE_RECV_ERROR where curlMessage.contains("CONNECT tunnel failed"):
-                return make(.connectFailed, "the proxy \(proxy) refused to open a tunnel to the server",
-                            "check the proxy's rules and credentials")
+                let answer = transfer.easy.map { $0.long(CURLINFO_HTTP_CONNECTCODE) } ?? 0
+                let status = answer > 0 ? " (it answered \(answer) to CONNECT)" : ""
+                return make(.connectFailed, "the proxy \(proxy) refused to open a tunnel to the server\(status)",
+                            answer == 407 ? "the proxy wants credentials: put them in the proxy variable's URL"
+                                : "check the proxy's rules and credentials")
             default:
                 break
             }

@@ -103,6 +103,12 @@ final class EasyHandle {
         return Int64(value)
     }
 
+    func long(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = trawl_curl_easy_getinfo_long(raw, info, &value)
+        return value
+    }
+
     func string(_ info: CURLINFO) -> String? {
         var value: UnsafeMutablePointer<CChar>?
         guard trawl_curl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }

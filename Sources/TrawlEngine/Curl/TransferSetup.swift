@@ -69,6 +69,9 @@ enum TransferSetup {
         easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_FOLLOWLOCATION, false)
         easy.set(CURLOPT_NOSIGNAL, true)
+        // Through a proxy's CONNECT tunnel the proxy's own head ("200 Connection established") would reach the
+        // header callback as a first response: only the origin's head may.
+        easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
         easy.set(CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer)
         easy.set(CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyPeer ? 2 : 0)
         if let caFile = configuration.tls.caFile { easy.set(CURLOPT_CAINFO, caFile) }

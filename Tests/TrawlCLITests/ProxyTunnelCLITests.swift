@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+/// HTTPS through a forward proxy (`https_proxy`, a CONNECT tunnel): what the user sees is the origin's answer,
+/// never the proxy's `200 Connection established`; a proxy that refuses the tunnel is a proxy error.
+@Suite("CLI: HTTPS through a CONNECT proxy", .timeLimit(.minutes(2)))
+struct ProxyTunnelCLITests {
+    func withOrigin(_ body: (PrivateCAServer, Workspace) async throws -> Void) async throws {
+        let server = try await PrivateCAServer()
+        let workspace = try Workspace()
+        do {
+            try await body(server, workspace)
+        } catch {
+            await server.stop()
+            workspace.remove()
+            throw error
+        }
+        await server.stop()
+        workspace.remove()
+    }
+
+    @Test("a 404 through the tunnel is the origin's 404 (exit 1), a 200 is the origin's body")
+    func originStatusThroughTunnel() async throws {
+        try await withOrigin { server, workspace in
+            let proxy = try ConnectProxy()
+            defer { proxy.stop() }
+            let environment = ["https_proxy": proxy.url]
+            let missing = try await trawl(
+                ["get", "-s", "--cacert", server.caFile, server.url("/missing")], in: workspace,
+                environment: environment)
+            #expect(missing.status == 1, "\(missing.stderr)")
+            #expect(missing.stderr.contains("404"), "\(missing.stderr)")
+            let shown = try await trawl(
+                ["get", "-s", "-i", "--cacert", server.caFile, server.url("/missing")], in: workspace,
+                environment: environment)
+            #expect(shown.stdout.hasPrefix("HTTP/"), "\(shown.stdout)")
+            #expect(shown.stdout.contains(" 404"), "\(shown.stdout)")
+            #expect(!shown.stdout.contains("Connection established"), "\(shown.stdout)")
+            #expect(shown.stdout.contains("no such page"), "\(shown.stdout)")
+            let found = try await trawl(
+                ["get", "-s", "--cacert", server.caFile, server.url("/items")], in: workspace,
+                environment: environment)
+            #expect(found.status == 0, "\(found.stderr)")
+            #expect(found.stdout.contains(#""items":[1,2,3]"#), "\(found.stdout)")
+            #expect(proxy.tunnelCount >= 3)
+        }
+    }
+
+    @Test("a Link walk through the tunnel gets every page")
+    func linkWalkThroughTunnel() async throws {
+        try await withOrigin { server, workspace in
+            let proxy = try ConnectProxy()
+            defer { proxy.stop() }
+            let result = try await trawl(
+                ["fetch", "--url", server.url("/page/1"), "--items", "items", "--paginate", "link",
+                 "--cacert", server.caFile, "-o", "out.jsonl", "-q"],
+                in: workspace, environment: ["https_proxy": proxy.url])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == "1\n2\n3\n4\n5\n", "\(workspace.text("out.jsonl"))")
+            #expect(proxy.tunnelCount >= 1)
+        }
+    }
+
+    @Test("a proxy that refuses the tunnel (407, 502) is a proxy error naming the proxy, exit 1",
+          arguments: ["407 Proxy Authentication Required", "502 Bad Gateway"])
+    func refusedTunnel(refusal: String) async throws {
+        let proxy = try ConnectProxy(refusal: refusal)
+        defer { proxy.stop() }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let result = try await trawl(
+            ["get", "-s", "https://127.0.0.1:9/items"], in: workspace, environment: ["https_proxy": proxy.url])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("the proxy \(proxy.url)"), "\(result.stderr)")
+        #expect(result.stderr.contains(String(refusal.prefix(3))), "\(result.stderr)")
+        #expect(!result.stderr.contains("check that the server is up"), "\(result.stderr)")
+    }
+}
