@@ -14,9 +14,19 @@ public enum URLCheck {
         public var hint: String
     }
 
+    /// The longest URL sent (64 KiB): servers refuse far shorter ones, and a longer one is a mistake (a file
+    /// pasted into the query), never worth megabytes of error text.
+    public static let maxLength = 64 << 10
+
     /// The first problem found, or `nil` for an absolute http or https URL with a host, a port in range and no
     /// whitespace or control characters.
     public static func problem(in url: String) -> Problem? {
+        if url.utf8.count > maxLength {
+            return Problem(
+                code: .invalidURL,
+                message: "the URL is \(url.utf8.count) bytes long, over the limit of \(maxLength) bytes",
+                hint: "send long parameters in a request body (-d, --json) instead of the query")
+        }
         if let bad = HeaderValidation.firstInvalidCharacter(in: url) {
             return Problem(
                 code: .invalidURL, message: "the URL contains control character \(bad)", hint: "percent-encode it")

@@ -193,6 +193,10 @@ struct JobFileReader {
         }
         let urlNode = try required("url", "\"https://api.example.com/items\"")
         let url = try string(urlNode, "\(field).url")
+        if url.utf8.count > URLCheck.maxLength {
+            throw error(urlNode, "\(field).url", "the URL is \(url.utf8.count) bytes long, over the limit of "
+                + "\(URLCheck.maxLength) bytes", hint: "send long parameters in the body instead of the query")
+        }
         var method = HTTPMethod.get
         if let node = fields["method"]?.value {
             let text = try string(node, "\(field).method")

@@ -202,8 +202,11 @@ struct Fetch: AsyncParsableCommand {
         if let jobFile {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
-            } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true {
-                // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o.
+            } catch where error.field.map({
+                $0.hasPrefix("sources[") && ($0.hasSuffix("].name") || $0.hasSuffix("].url"))
+            }) == true {
+                // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o; so is
+                // a URL past the length cap.
                 throw ValidationError("\(error)")
             } catch {
                 throw CLIFailure("error: \(error)")

@@ -43,9 +43,11 @@ extension RequestOption {
         }
     }
 
-    /// Quoted for a message, control characters escaped and credentials hidden.
+    /// Quoted for a message, control characters escaped, credentials hidden, and cut after 200 characters (a
+    /// URL may be megabytes long).
     static func shown(_ text: String) -> String {
-        let redacted = Redaction.url(text, names: Redaction.defaultQueryNames)
+        let cut = text.count > 200 ? String(text.prefix(200)) + "…" : text
+        let redacted = Redaction.url(cut, names: Redaction.defaultQueryNames)
         let escaped = redacted.unicodeScalars.map { scalar in
             scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
