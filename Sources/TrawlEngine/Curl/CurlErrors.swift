@@ -42,11 +42,24 @@ enum CurlErrors {
 
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL where curlMessage.contains("HTTP/0.9"):
-            // The scheme was fine; the answer was not HTTP/1.x (a server that speaks only cleartext HTTP/2).
-            return make(.invalidBody, "the server's answer is not HTTP/1.x",
+            // The scheme was fine; the answer had no status line (HTTP/0.9, another protocol, or a server that
+            // speaks only cleartext HTTP/2).
+            return make(.invalidBody, "the server's answer is not an HTTP response (no status line)",
                         "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge")
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_UNSUPPORTED_PROTOCOL where curlMessage.hasPrefix("Protocol "):
             return make(.unsupportedScheme, "the scheme is not supported", "Trawl speaks only http and https")
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // Schemes are checked before sending: what libcurl refused is the status line ("Unsupported HTTP
+            // version", "Unsupported response code").
+            return make(.invalidBody, "the server's answer is not an HTTP response (a malformed status line)",
+                        "the server or something in between is broken; check the URL and port")
+        case CURLE_OUT_OF_MEMORY where !transfer.headEnded:
+            // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KB) with nothing but "Out of memory".
+            return make(.tooLarge, "header too large: a response header line is over libcurl's limit of 100 KB",
+                        "the server sent an absurd header; report it to the server's owner")
+        case CURLE_RECV_ERROR where curlMessage.hasPrefix("Too large response headers"):
+            return make(.tooLarge, "header too large: the response head is over libcurl's limit of 300 KB",
+                        "the server sent absurd headers; report it to the server's owner")
         case CURLE_URL_MALFORMAT:
             return make(.invalidURL, "the URL is malformed", "check the URL's syntax and percent-encoding")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:

@@ -262,6 +262,9 @@ final class Transfer: @unchecked Sendable {
     /// Bytes of body received so far (for error messages).
     var receivedBytes: Int { received }
 
+    /// Whether the final response head has ended.
+    var headEnded: Bool { headComplete }
+
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> Int {
         guard let space = line.firstIndex(of: 32) else { return 0 }
         var value = 0
