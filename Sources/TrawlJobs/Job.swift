@@ -54,6 +54,8 @@ public struct JobSource: Sendable, Hashable {
     public var maxPages: Int?
     /// This source's `tls:`, over the job's `settings.tls` key by key.
     public var tls: TLSSettings?
+    /// This source's `auth:` (OAuth2 client credentials), instead of the job's `settings.auth`.
+    public var auth: JobAuth?
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
@@ -155,6 +157,8 @@ public struct JobSettings: Sendable, Hashable {
     public var tls: TLSSettings = TLSSettings()
     /// The HTTP version to ask for (`settings.http`); `nil` offers HTTP/2 over https, as curl does.
     public var http: Client.HTTPVersionPreference?
+    /// OAuth2 client credentials for every source without its own `auth:`.
+    public var auth: JobAuth?
 
     public init() {}
 }
@@ -180,4 +184,6 @@ public struct WorkUnit: Sendable {
     public var maxPages: Int? = nil
     /// The TLS options of the unit's client (the job's settings and the source's `tls:`).
     public var tls: Client.TLSOptions = .init()
+    /// The source's OAuth2 client credentials, expanded (secrets included: never persist them).
+    public var auth: JobAuth? = nil
 }

@@ -86,11 +86,11 @@ struct JobFileReader {
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
         "trusted_origins", "sensitive_headers", "stop_on_status",
-        "connect_timeout_s", "tls", "http",
+        "connect_timeout_s", "tls", "http", "auth",
     ]
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
-        "tls",
+        "tls", "auth",
     ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
@@ -170,6 +170,7 @@ struct JobFileReader {
             case "connect_timeout_s": settings.connectTimeout = try seconds(value, field, positive: true)
             case "tls": settings.tls = try tls(value, field)
             case "http": settings.http = try http(value, field)
+            case "auth": settings.auth = try auth(value, field)
             default: settings.timeout = try seconds(value, field, positive: true)
             }
         }
@@ -243,6 +244,7 @@ struct JobFileReader {
             name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
             side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
         if let node = fields["tls"]?.value { source.tls = try tls(node, "\(field).tls") }
+        if let node = fields["auth"]?.value { source.auth = try auth(node, "\(field).auth") }
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

@@ -26,6 +26,7 @@ extension Job {
         for (sourceIndex, source) in sources.enumerated() {
             let field = "sources[\(sourceIndex)]"
             let templates = try source.templates(field: field)
+            let auth = try source.resolvedAuth(settings: settings, environment: environment, field: field)
             for combination in source.combinations() {
                 var parameters: [MatrixBinding] = []
                 var id = source.name
@@ -49,6 +50,7 @@ extension Job {
                     request: request, pagination: source.pagination, items: source.items, side: source.side,
                     maxItems: source.maxItems, maxPages: source.maxPages,
                     tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options))
+                units[units.count - 1].auth = auth
             }
         }
         return units

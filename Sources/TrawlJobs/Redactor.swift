@@ -53,12 +53,10 @@ extension Job {
     public var secretNames: [String] {
         var seen: Set<String> = []
         var names: [String] = []
-        for source in sources {
-            let texts = [source.url] + source.headers.map(\.value) + (source.body.map { [$0] } ?? [])
-            for text in texts {
-                guard let template = try? JobTemplate(parsing: text) else { continue }
-                for name in template.environmentNames where seen.insert(name).inserted { names.append(name) }
-            }
+        let texts = sources.flatMap { [$0.url] + $0.headers.map(\.value) + ($0.body.map { [$0] } ?? []) }
+        for text in texts + authTemplateTexts {
+            guard let template = try? JobTemplate(parsing: text) else { continue }
+            for name in template.environmentNames where seen.insert(name).inserted { names.append(name) }
         }
         return names
     }

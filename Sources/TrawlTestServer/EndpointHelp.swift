@@ -33,6 +33,9 @@ extension TestServer {
         GET /headers?Name=value&...       each query pair as a response header, in order; body {}
         GET /close                        {} with Connection: close, then closes
         GET /protected?token=T            {"ok":true} with Authorization: Bearer T, else 401 {"error", "code"}
+        POST /oauth/token?realm=R&id=I&secret=S[&ttl=T][&delay_ms=D]   OAuth2 client credentials (basic or post)
+        GET /oauth/items?realm=R[&uses=K]&n=N&per_page=P   /paged/page for a realm's token (K uses each), else 401
+        GET /oauth/stats?realm=R          {"token_requests", "auth", "scopes", "rejected"}
         GET /search/repositories?q=Q&per_page=K   the README's search: /paged/page over 250 items
         GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|token|next|link (delay,
                                           delay_page, jitter, fail_page); token: next_cursor "" at the end,

@@ -20,7 +20,7 @@ struct InboundRequest {
     init(head: HTTPRequestHead) {
         self.head = head
         self.target = RequestTarget(head.uri)
-        self.keepsBody = self.target.path == "/echo"
+        self.keepsBody = self.target.path == "/echo" || self.target.path == "/oauth/token"
         if self.target.path == "/multipart", head.method == .POST {
             self.multipart = MultipartParser(contentType: head.headers["Content-Type"].first)
         }
@@ -67,6 +67,7 @@ enum Router {
         case ("loop-b", 1): return redirect(to: "/loop-a", target)
         case ("headers", 1): return headers(target)
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
+        case ("oauth", 2): return OAuthEndpoint.response(for: request, book: book)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("search", 2) where segments[1] == "repositories":
             return PaginatedAPI.gitHubSearch(for: request, book: book)

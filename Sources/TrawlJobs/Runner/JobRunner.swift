@@ -71,6 +71,7 @@ public final class JobRunner: Sendable {
     let clients: JobClients
     let scheduler: RequestScheduler
     let policy: RetryPolicy
+    let authorizers: JobAuthorizers
 
     /// A runner for explicit units (`Job.units(environment:)` makes them); `redact`/`unredact` hide secrets in
     /// everything persisted.
@@ -83,9 +84,11 @@ public final class JobRunner: Sendable {
         self.fingerprint = fingerprint
         self.settings = settings
         self.options = options
-        self.redact = redact
         self.unredact = unredact
         clients = JobClients(units: units, settings: settings, options: options)
+        let authorizers = JobAuthorizers(units: units, client: clients.shared)
+        self.authorizers = authorizers
+        self.redact = { authorizers.redact(redact($0)) }
         scheduler = RequestScheduler(
             concurrency: settings.concurrency, perHost: settings.perHost, rate: settings.ratePerHost,
             maxWait: settings.maxWait)

@@ -19,7 +19,9 @@ struct PageLines: Sendable {
 /// Turns the items of one page into JSONL lines as its body streams through the ``PageExchange``; a page is the
 /// unit of atomicity, so its lines are held until the page ends (bounded by `maxPageBytes`).
 struct PageLinesReader: Sendable {
-    let exchange: PageExchange
+    var exchange: PageExchange
+    /// Adds the unit's OAuth2 token to each page (see `authorized(by:)`).
+    var authorizer: PageAuthorizer?
     let maxPageBytes: Int
     /// `{"source":…,"unit":…,"page":N,"item":` when lines carry metadata.
     let metaPrefix: (@Sendable (Int) -> [UInt8])?
@@ -39,7 +41,7 @@ struct PageLinesReader: Sendable {
 
     func read(_ pageRequest: PageRequest, index: Int) async throws(PaginationError) -> PageLines {
         let start = ContinuousClock.now
-        let page = try await exchange.open(pageRequest, index: index)
+        let page = try await exchange.open(try await authorize(pageRequest, index: index), index: index)
         var lines: [UInt8] = []
         while try await page.stepLines(
             into: &lines, limit: maxPageBytes, hint: "raise --max-page-bytes or ask for smaller pages")

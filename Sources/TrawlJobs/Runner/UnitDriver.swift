@@ -64,7 +64,7 @@ struct UnitDriver: Sendable {
             client: runner.clients.client(for: unit), items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
             metaPrefix: meta)
         reader.side = unit.side
-        return reader
+        return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
 
     /// Read from every page: GitHub's search answers say `"incomplete_results": true` when they timed out.
