@@ -159,6 +159,9 @@ public struct JobSettings: Sendable, Hashable {
     public var http: Client.HTTPVersionPreference?
     /// OAuth2 client credentials for every source without its own `auth:`.
     public var auth: JobAuth?
+    /// The Redis server holding the rate budget and host pauses shared by every process of the job
+    /// (`settings.rate_store`, `--rate-store`); `nil`: this process's own (a shard's share of `ratePerHost`).
+    public var rateStore: RateStoreAddress?
 
     public init() {}
 }

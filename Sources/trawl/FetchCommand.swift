@@ -30,6 +30,8 @@ struct Fetch: AsyncParsableCommand {
 
     @OptionGroup var walk: WalkFlags
 
+    @OptionGroup(title: "Running on a cluster") var cluster: ClusterFlags
+
     @Option(
         name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
         transform: RequestOption.method)
@@ -174,6 +176,7 @@ struct Fetch: AsyncParsableCommand {
                 "--shard-count \(shardCount) was given but JOB_COMPLETION_INDEX (Kubernetes Indexed Job) and "
                     + "SLURM_ARRAY_TASK_ID are not set; set one, or pass --shard I/\(shardCount) instead")
         }
+        cluster.announce(job.settings, shard: selectedShard)
         var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta

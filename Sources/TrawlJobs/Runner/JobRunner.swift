@@ -27,6 +27,8 @@ public struct JobRunOptions: Sendable {
     /// checkpoint so that shards don't share state by mistake.
     public var unitFilter: (@Sendable (WorkUnit) -> Bool)?
     public var shardLabel = "all"
+    /// How many shards the job's units are split between (a store-less shard applies its share of the rate).
+    public var shardCount = 1
     /// Environment for `${NAME}` references.
     public var environment: [String: String]
     /// Pages of one unit fetched at once when its page count is known; by default the job's per-host limit.
@@ -90,8 +92,8 @@ public final class JobRunner: Sendable {
         self.authorizers = authorizers
         self.redact = { authorizers.redact(redact($0)) }
         scheduler = RequestScheduler(
-            concurrency: settings.concurrency, perHost: settings.perHost, rate: settings.ratePerHost,
-            maxWait: settings.maxWait)
+            concurrency: settings.concurrency, perHost: settings.perHost,
+            rate: settings.localRate(shards: options.shardCount), maxWait: settings.maxWait)
         policy = RetryPolicy(attempts: settings.attempts, backoff: settings.backoff, maxBackoff: settings.maxBackoff)
     }
 
@@ -223,6 +225,7 @@ extension JobRunner {
         if let shard {
             options.unitFilter = { shard.contains($0) }
             options.shardLabel = "\(shard.index)/\(shard.count)"
+            options.shardCount = shard.count
         }
         let redactor = job.redactor(environment: options.environment)
         self.init(
