@@ -37,10 +37,12 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"])]
         ),
+        // zlib: Trawl decodes gzip and deflate bodies itself, so it bounds their size per chunk (ContentDecoder).
+        .systemLibrary(name: "CZlib", path: "CShims/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "TrawlEngine",
             dependencies: [
-                "CCurl",
+                "CCurl", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -27,9 +27,13 @@ extension Client {
         public var redirects: RedirectPolicy = .default
         /// Header names (any case) stripped on redirects to another origin, beyond the credential headers.
         public var sensitiveHeaders: Set<String> = []
-        /// Send `Accept-Encoding` for every encoding this libcurl decodes (gzip, deflate, br, zstd) and
-        /// decode transparently. A request that sets `Accept-Encoding` itself gets the raw bytes.
+        /// Send `Accept-Encoding: gzip, deflate` and decode such bodies transparently (with zlib, in bounded
+        /// steps; a stream that ends before its trailer is `.truncated`). A request that sets `Accept-Encoding`
+        /// itself gets the raw bytes.
         public var automaticDecompression: Bool = true
+        /// A decoded body larger than this many times its compressed size (past its first MB) fails with
+        /// `.tooLarge`: a decompression bomb. Deflate's own ceiling is about 1032; `nil` = no limit.
+        public var maxDecompressionRatio: Int? = 500
         public var httpVersion: HTTPVersionPreference = .http1_1
         public var tls: TLSOptions = TLSOptions()
         /// Loop threads, each driving its own libcurl multi handle with its own connections and DNS cache.

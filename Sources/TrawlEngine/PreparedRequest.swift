@@ -17,7 +17,9 @@ final class PreparedRequest: Sendable {
     let onProgress: (@Sendable (TransferProgress) -> Void)?
     /// Whether a 301/302/303/307/308 with a `Location` ends this transfer as a redirect (body discarded).
     let followsRedirects: Bool
+    /// Trawl asks for gzip and deflate and decodes them itself (`DecodedBody`).
     let acceptEncoding: Bool
+    let maxDecompressionRatio: Int?
 
     /// Checks the URL and headers and merges the client's defaults. Throws before anything is sent.
     init(_ request: Request, client: borrowing ClientDefaults, streaming: Bool) throws {
@@ -98,6 +100,7 @@ final class PreparedRequest: Sendable {
         self.followsRedirects = (request.redirects ?? client.configuration.redirects).follows
         self.acceptEncoding = client.configuration.automaticDecompression && !request.headers.contains("Accept-Encoding")
             && !client.fields.contains { HTTPHeaders.equalNames($0.name, "Accept-Encoding") }
+        self.maxDecompressionRatio = client.configuration.maxDecompressionRatio
     }
 
     /// libcurl's form of a header line: "Name;" sends an empty value ("Name:" would remove the header).

@@ -66,6 +66,8 @@ struct HeaderLines {
     /// two fields that disagree. libcurl reads `5abc` as 5 and a number past 63 bits as "until the close", so the
     /// body would end short or long without an error.
     private(set) var contentLengthProblem: String?
+    /// The `Content-Encoding` value, when the head has one.
+    private(set) var contentEncoding: String?
 
     var count: Int { fields.count }
 
@@ -94,6 +96,9 @@ struct HeaderLines {
                 contentLengthProblem = "two Content-Length fields disagree (\(earlier) and \(parsed ?? 0))"
             }
             if contentLength == nil { contentLength = parsed }
+        } else if name.count == 16, Self.equalsLowercase(line, name, "content-encoding") {
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[value]), as: UTF8.self)
+            contentEncoding = contentEncoding.map { "\($0), \(text)" } ?? text
         } else if name.count == 8, Self.equalsLowercase(line, name, "location") {
             if value.isEmpty { hasEmptyLocation = true } else { hasLocation = true }
         }

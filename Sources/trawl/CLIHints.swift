@@ -24,6 +24,8 @@ enum CLIHints {
         (nil, "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge",
          "check the URL's scheme and port"),
         (nil, "fix Client.Configuration.defaultHeaders", "fix the -H headers"),
+        (nil, "raise Client.Configuration.maxDecompressionRatio if the body is known to be this repetitive, or "
+            + "request it uncompressed", "request it uncompressed (-H 'Accept-Encoding: identity')"),
     ]
 
     /// `text` with each library hint of `command` (`get`, `fetch`, …) said in CLI terms.

@@ -54,6 +54,8 @@ final class Transfer: @unchecked Sendable {
     /// Why a callback stopped the transfer (too large, consumer gone, body source failed).
     private var abortError: TrawlError?
     private var lastProgress = (Int64(-1), Int64(-1), Int64(-1), Int64(-1))
+    /// The body's decoder when it has a Content-Encoding Trawl asked for.
+    private var decoding: DecodedBody?
 
     init(request: PreparedRequest, delivery: Delivery) {
         self.request = request
@@ -93,7 +95,12 @@ final class Transfer: @unchecked Sendable {
                 abortError = makeError(code: .receiveFailed, problem.message, hint: problem.hint)
                 return false
             }
-            if status >= 200 { headCompleted() }
+            if status >= 200 {
+                headCompleted()
+                if !isRedirect, request.acceptEncoding, let encoding = headerLines.contentEncoding {
+                    return startDecoding(encoding)
+                }
+            }
             return true
         }
         frozenHeaders = nil
@@ -124,9 +131,53 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
+    /// Sets up the decoder for a `Content-Encoding`; false (and `abortError`) for one Trawl did not ask for.
+    private func startDecoding(_ value: String) -> Bool {
+        switch ContentDecoder.encoding(for: value) {
+        case .success(nil):
+            return true
+        case .success(let encoding?):
+            guard let decoder = ContentDecoder(encoding) else {
+                abortError = makeError(code: .transport, "zlib could not start (out of memory?)")
+                return false
+            }
+            decoding = DecodedBody(decoder: decoder, maxRatio: request.maxDecompressionRatio)
+            return true
+        case .failure(let unsupported):
+            abortError = makeError(
+                code: .decodingFailed, "the body's Content-Encoding '\(unsupported.value)' was not asked for",
+                hint: "Trawl asks for and decodes gzip and deflate; set Accept-Encoding yourself to get raw bytes")
+            return false
+        }
+    }
+
     /// Returns the byte count consumed, 0 to abort, or CURL_WRITEFUNC_PAUSE.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if isRedirect { return bytes.count }
+        guard let decoding else { return deliver(bytes) }
+        let outcome = decoding.receive(bytes) { decoded in
+            switch deliver(decoded) {
+            case 0: .aborted
+            case Int(TRAWL_CURL_WRITEFUNC_PAUSE): .paused
+            default: .accepted
+            }
+        }
+        switch outcome {
+        case .consumed(let count):
+            bytesMoved &+= count
+            return count
+        case .pause:
+            return Int(TRAWL_CURL_WRITEFUNC_PAUSE)
+        case .abort:
+            return 0
+        case .failed(let code, let message, let hint):
+            abortError = makeError(code: code, message, hint: hint)
+            return 0
+        }
+    }
+
+    /// Hands decoded bytes to the buffer or the stream: the byte count, 0 to abort, or CURL_WRITEFUNC_PAUSE.
+    private func deliver(_ bytes: UnsafeRawBufferPointer) -> Int {
         if let limit = request.maxBodySize, received + bytes.count > limit {
             abortError = makeError(
                 code: .tooLarge, "the body exceeded the limit of \(limit) bytes (decoded)",
@@ -151,7 +202,7 @@ final class Transfer: @unchecked Sendable {
             }
         }
         received += bytes.count
-        bytesMoved &+= bytes.count
+        if decoding == nil { bytesMoved &+= bytes.count }  // network bytes: a decoded body counts its input
         return bytes.count
     }
 
@@ -189,6 +240,12 @@ final class Transfer: @unchecked Sendable {
         let failure: TrawlError?
         if let cancellation {
             failure = cancellation
+        } else if code == CURLE_OK, let decoding, decoding.endedEarly {
+            failure = makeError(
+                code: .truncated,
+                "the compressed body (\(decoding.decoder.encoding)) ended before its end marker after "
+                    + "\(decoding.decoder.compressedBytes) bytes (\(received) decoded)",
+                hint: "the server or a proxy cut the body short; retry the request")
         } else if code == CURLE_OK {
             // libcurl 7.88 ends a response whose connection closed inside the head with CURLE_OK and no body.
             failure = headComplete ? nil : makeError(

@@ -23,7 +23,8 @@ enum TransferSetup {
         if case .streaming = transfer.delivery { bufferSize = 128 << 10 } else { bufferSize = 16 << 10 }
         easy.set(CURLOPT_BUFFERSIZE, bufferSize, unlessHeld: &easy.bufferSize)
         if easy.acceptEncoding != request.acceptEncoding {
-            easy.set(CURLOPT_ACCEPT_ENCODING, request.acceptEncoding ? "" : nil)
+            // Only what Trawl decodes itself (libcurl's own decoding is off: ContentDecoder says why).
+            easy.set(CURLOPT_ACCEPT_ENCODING, request.acceptEncoding ? "gzip, deflate" : nil)
             easy.acceptEncoding = request.acceptEncoding
         }
 
@@ -72,6 +73,7 @@ enum TransferSetup {
         // Through a proxy's CONNECT tunnel the proxy's own head ("200 Connection established") would reach the
         // header callback as a first response: only the origin's head may.
         easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
+        easy.set(CURLOPT_HTTP_CONTENT_DECODING, false)
         easy.set(CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer)
         easy.set(CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyPeer ? 2 : 0)
         if let caFile = configuration.tls.caFile { easy.set(CURLOPT_CAINFO, caFile) }
