@@ -24,6 +24,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     }
 
     package let kind: Kind
+    /// Set by detection: a page without the value at this key path contradicts the detected plan.
+    package var expectedPath: JSONKeyPath?
 
     /// `param=start, start+1, …`; stops at the total pages when known (`totalPages`, or `totalItems` with a
     /// page size), else at the first empty page. `pages` fetches exactly that range of pages.
@@ -182,6 +184,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     }
 
     public func problem(in page: PageResponse) -> String? {
+        if let contradiction = contradiction(in: page) { return contradiction }
         switch kind {
         case .page(_, _, _, _, let totalPages, let totalItems, _):
             return negative(page, totalPages) ?? negative(page, totalItems)
