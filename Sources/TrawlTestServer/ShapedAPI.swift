@@ -41,17 +41,21 @@ enum ShapedAPI {
         case "slack":
             let (items, next) = slice(Int(target.value("cursor")?.dropFirst() ?? "") ?? 0)
             let cursor = JSONText.string(next.map { "u\($0)" } ?? "")
-            return .json(200, JSONText.object([
-                ("ok", "true"), ("members", items),
-                ("response_metadata", JSONText.object([("next_cursor", cursor)])),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("ok", "true"), ("members", items),
+                    ("response_metadata", JSONText.object([("next_cursor", cursor)])),
+                ]))
         case "notion":
             let (items, next) = slice(Int(target.value("start_cursor")?.dropFirst() ?? "") ?? 0)
-            return .json(200, JSONText.object([
-                ("object", JSONText.string("list")), ("results", items),
-                ("next_cursor", next.map { JSONText.string("n\($0)") } ?? "null"),
-                ("has_more", next == nil ? "false" : "true"), ("type", JSONText.string("page_or_database")),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("object", JSONText.string("list")), ("results", items),
+                    ("next_cursor", next.map { JSONText.string("n\($0)") } ?? "null"),
+                    ("has_more", next == nil ? "false" : "true"), ("type", JSONText.string("page_or_database")),
+                ]))
         case "odata":
             let (items, next) = slice(target.int("$skip") ?? 0)
             var members = [("@odata.context", JSONText.string(origin + "/$metadata#Things")), ("value", items)]
@@ -61,47 +65,63 @@ enum ShapedAPI {
             let (items, _) = slice((page - 1) * size)
             var next = page < pages ? link(page + 1) : "null"
             if shape == "flip", page >= 2, page < pages { next = JSONText.string("token\(page + 1)") }
-            return .json(200, JSONText.object([
-                ("data", items),
-                ("links", JSONText.object([
-                    ("self", link(page)), ("first", link(1)), ("last", link(max(1, pages))), ("next", next),
-                ])),
-                ("meta", JSONText.object([("total", String(count))])),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("data", items),
+                    (
+                        "links",
+                        JSONText.object([
+                            ("self", link(page)), ("first", link(1)), ("last", link(max(1, pages))), ("next", next),
+                        ])
+                    ),
+                    ("meta", JSONText.object([("total", String(count))])),
+                ]))
         case "hal":
             let (items, _) = slice((page - 1) * size)
             var links = [("self", JSONText.object([("href", link(page))]))]
             if page < pages { links.append(("next", JSONText.object([("href", link(page + 1))]))) }
-            return .json(200, JSONText.object([
-                ("_embedded", JSONText.object([("orders", items)])), ("_links", JSONText.object(links)),
-                ("total", String(count)),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("_embedded", JSONText.object([("orders", items)])), ("_links", JSONText.object(links)),
+                    ("total", String(count)),
+                ]))
         case "jira":
             let startAt = max(0, target.int("startAt") ?? 0)
             let maxResults = max(1, target.int("maxResults") ?? size)
-            return .json(200, JSONText.object([
-                ("expand", JSONText.string("schema,names")), ("startAt", String(startAt)),
-                ("maxResults", String(maxResults)), ("total", String(count)), ("issues", slice(startAt, maxResults).0),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("expand", JSONText.string("schema,names")), ("startAt", String(startAt)),
+                    ("maxResults", String(maxResults)), ("total", String(count)),
+                    ("issues", slice(startAt, maxResults).0),
+                ]))
         case "offset":
             let offset = max(0, target.int("offset") ?? 0)
             let limit = max(1, target.int("limit") ?? size)
-            return .json(200, JSONText.object([
-                ("results", slice(offset, limit).0), ("offset", String(offset)), ("limit", String(limit)),
-                ("total", String(count)),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("results", slice(offset, limit).0), ("offset", String(offset)), ("limit", String(limit)),
+                    ("total", String(count)),
+                ]))
         case "single":
             return .json(200, JSONText.object([("data", slice(0, max(1, count)).0)]))
         case "ambiguous":
-            return .json(200, JSONText.object([
-                ("users", SyntheticItems.page(Array(0..<10), tag: nil)),
-                ("groups", SyntheticItems.page(Array(0..<8), tag: nil)),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("users", SyntheticItems.page(Array(0..<10), tag: nil)),
+                    ("groups", SyntheticItems.page(Array(0..<8), tag: nil)),
+                ]))
         case "marker":
             let (items, next) = slice(Int(target.value("marker")?.dropFirst() ?? "") ?? 0)
-            return .json(200, JSONText.object([
-                ("records", items), ("nextMarker", next.map { JSONText.string("m\($0)") } ?? "null"),
-            ]))
+            return .json(
+                200,
+                JSONText.object([
+                    ("records", items), ("nextMarker", next.map { JSONText.string("m\($0)") } ?? "null"),
+                ]))
         default:
             return .error(404, "unknown shape", [("shape", JSONText.string(String(shape)))])
         }

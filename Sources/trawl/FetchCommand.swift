@@ -9,7 +9,9 @@ struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Walk paginated endpoints and write every item once, as JSONL; resumable and shardable.",
         discussion: """
-            Give a job file (JSON or YAML, see README) or one source with --url, --items and --paginate. \
+            Give a job file (JSON or YAML, see README) or one source's URL (as the argument or --url). \
+            Without --paginate and --items (or with 'auto') they are detected from the first page, said on \
+            stderr as the flags that pin them ('detected: ...'); --detect only says it. \
             With --state DIR the job survives crashes and kill -9: the same command resumes where the last \
             checkpoint left off and the output ends identical to an uninterrupted run's. \
             Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the \
@@ -17,7 +19,7 @@ struct Fetch: AsyncParsableCommand {
             could not run; 2 bad usage.
             """)
 
-    @Argument(help: "A job file (.json, .yaml or .yml).")
+    @Argument(help: "A job file (.json, .yaml or .yml), or one source's URL (http:// or https://).")
     var jobFile: String?
 
     @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
@@ -31,6 +33,7 @@ struct Fetch: AsyncParsableCommand {
     @OptionGroup var walk: WalkFlags
 
     @OptionGroup(title: "Running on a cluster") var cluster: ClusterFlags
+    @OptionGroup var detection: DetectFlags
 
     @Option(
         name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
@@ -130,10 +133,11 @@ struct Fetch: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if jobFile == nil, url == nil { throw ValidationError("give a job file, or --url with --items and --paginate") }
+        if jobFile == nil, url == nil { throw ValidationError("give a job file or a URL (or --url)") }
         if jobFile != nil, url != nil { throw ValidationError("give a job file or --url, not both") }
-        if url != nil, pagination.paginate == nil { throw ValidationError("--url needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)") }
-        if url != nil, items == nil { throw ValidationError("--url needs --items KEYPATH ('' for a bare array)") }
+        if detection.only, jobFilePath != nil {
+            throw ValidationError("--detect and --dry-run take a URL, not a job file")
+        }
         if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
         if let report, let output, Self.samePath(report, output) {
             throw ValidationError("--report \(report) names the output file too: give the report a file of its own")
@@ -151,6 +155,15 @@ struct Fetch: AsyncParsableCommand {
         applyOverrides(to: &job.settings)
         walk.apply(to: &job.settings)
         applyTLS(to: &job, environment: environment)
+        var firstPage: DetectedFirstPage?
+        if jobFilePath == nil, detectsPagination || detectsItems {
+            firstPage = try await detector(job).resolve(
+                &job, stateDirectory: detection.only ? nil : state, restart: restart)
+            if detection.only, let detected = firstPage?.detection {
+                print(FetchDetection.snippet(detected.settings, items: detected.items, source: job.sources[0]))
+                return
+            }
+        }
         for index in job.sources.indices {
             job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
             job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages
@@ -180,6 +193,7 @@ struct Fetch: AsyncParsableCommand {
         var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta
+        options.firstPages = firstPage?.replay
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
@@ -202,7 +216,7 @@ struct Fetch: AsyncParsableCommand {
     }
 
     private func loadJob(environment: [String: String]) throws -> Job {
-        if let jobFile {
+        if let jobFile = jobFilePath {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
             } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true {
@@ -213,7 +227,7 @@ struct Fetch: AsyncParsableCommand {
                 throw CLIFailure("error: \(error)")
             }
         }
-        let style = try pagination.style(defaultSpec: "link")
+        let style = detectsPagination ? PaginationStyle.link() : try pagination.style(defaultSpec: "link")
         let headerTemplates = headers.map { header -> JobHeader in
             let (name, value) = HeaderOption.split(header)
             return JobHeader(name: name, value: value)
@@ -236,8 +250,9 @@ struct Fetch: AsyncParsableCommand {
             }
         }
         let source = JobSource(
-            name: name, url: url ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
-            body: data, pagination: style, items: JSONKeyPath(items ?? ""), side: side.map { JSONKeyPath($0) },
+            name: name, url: sourceURL ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
+            body: data, pagination: style, items: JSONKeyPath(detectsItems ? "" : items ?? ""),
+            side: side.map { JSONKeyPath($0) },
             matrix: axes)
         let job = Job(sources: [source])
         do {
@@ -279,7 +294,7 @@ struct Fetch: AsyncParsableCommand {
     private func outputTarget(_ job: Job) -> JobOutput {
         if let outputDirectory { return .directory(outputDirectory) }
         if let output { return .file(output) }
-        if let jobFile {
+        if let jobFile = jobFilePath {
             // A pipe or process substitution (/dev/fd/63) names nothing: its number would name the output.
             let attributes = try? FileManager.default.attributesOfItem(atPath: jobFile)
             guard attributes?[.type] as? FileAttributeType == .typeRegular else { return .file("job.jsonl") }

@@ -379,8 +379,9 @@ struct FetchCLITests {
         defer { workspace.remove() }
         // Each is refused for its own mistake, said on stderr (another refusal would also exit 2).
         let cases: [([String], String)] = [
-            (["fetch"], "give a job file, or --url with --items and --paginate"),
-            (["fetch", "--url", "http://127.0.0.1:9/", "--items", ""], "--url needs --paginate"),
+            (["fetch"], "give a job file or a URL (or --url)"),
+            // Without --paginate a URL's pagination is detected (issue 21); --detect needs a URL to detect from.
+            (["fetch", "j.yaml", "--detect"], "--detect and --dry-run take a URL, not a job file"),
             (["fetch", "j.yaml", "-o", "a", "--output-dir", "b"], "give -o or --output-dir, not both"),
             (["fetch", "j.yaml", "--url", "http://127.0.0.1:9/"], "give a job file or --url, not both"),
         ]

@@ -13,32 +13,44 @@ struct DetectedShape: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let all: [DetectedShape] = [
-        .init(name: "GitHub (Link)", path: "/paged/link?n=47&per_page=10", settings: ["paginate=link"], items: "$",
+        .init(
+            name: "GitHub (Link)", path: "/paged/link?n=47&per_page=10", settings: ["paginate=link"], items: "$",
             count: 47),
-        .init(name: "DRF", path: "/paged/next?n=33&per_page=10", settings: ["paginate=next:next"], items: "results",
+        .init(
+            name: "DRF", path: "/paged/next?n=33&per_page=10", settings: ["paginate=next:next"], items: "results",
             count: 33),
-        .init(name: "Stripe", path: "/paged/cursor?n=31&limit=10",
+        .init(
+            name: "Stripe", path: "/paged/cursor?n=31&limit=10",
             settings: ["paginate=cursor:data.-1.id", "cursor_param=starting_after"], items: "data", count: 31),
-        .init(name: "Google APIs", path: "/shapes/google?n=25",
+        .init(
+            name: "Google APIs", path: "/shapes/google?n=25",
             settings: ["paginate=cursor:nextPageToken", "cursor_param=pageToken"], items: "items", count: 25),
-        .init(name: "Slack", path: "/shapes/slack?n=23",
+        .init(
+            name: "Slack", path: "/shapes/slack?n=23",
             settings: ["paginate=cursor:response_metadata.next_cursor", "cursor_param=cursor"], items: "members",
             count: 23),
-        .init(name: "Notion", path: "/shapes/notion?n=21",
+        .init(
+            name: "Notion", path: "/shapes/notion?n=21",
             settings: ["paginate=cursor:next_cursor", "cursor_param=start_cursor"], items: "results", count: 21),
-        .init(name: "OData", path: "/shapes/odata?n=27", settings: [#"paginate=next:@odata\.nextLink"#],
+        .init(
+            name: "OData", path: "/shapes/odata?n=27", settings: [#"paginate=next:@odata\.nextLink"#],
             items: "value", count: 27),
-        .init(name: "JSON:API", path: "/shapes/jsonapi?n=29", settings: ["paginate=next:links.next"], items: "data",
+        .init(
+            name: "JSON:API", path: "/shapes/jsonapi?n=29", settings: ["paginate=next:links.next"], items: "data",
             count: 29),
-        .init(name: "HAL", path: "/shapes/hal?n=24", settings: ["paginate=next:_links.next.href"],
+        .init(
+            name: "HAL", path: "/shapes/hal?n=24", settings: ["paginate=next:_links.next.href"],
             items: "_embedded.orders", count: 24),
-        .init(name: "Jira", path: "/shapes/jira?n=26",
-            settings: ["paginate=offset", "page_param=startAt", "limit_param=maxResults", "limit=10", "total=total"],
+        .init(
+            name: "Jira", path: "/shapes/jira?n=26",
+            settings: ["paginate=offset", "param=startAt", "limit_param=maxResults", "limit=10", "total=total"],
             items: "issues", count: 26),
-        .init(name: "offset/limit", path: "/shapes/offset?n=22",
-            settings: ["paginate=offset", "page_param=offset", "limit_param=limit", "limit=10", "total=total"],
+        .init(
+            name: "offset/limit", path: "/shapes/offset?n=22",
+            settings: ["paginate=offset", "param=offset", "limit_param=limit", "limit=10", "total=total"],
             items: "results", count: 22),
-        .init(name: "page totals", path: "/paged/page?n=35&per_page=10",
+        .init(
+            name: "page totals", path: "/paged/page?n=35&per_page=10",
             settings: ["paginate=page", "total_pages=total_pages"], items: "items", count: 35),
         .init(name: "single page", path: "/shapes/single?n=7", settings: ["paginate=link"], items: "data", count: 7),
     ]
@@ -130,7 +142,8 @@ struct PaginationDetectionTests {
             body: ["data": objects(20), "included": objects(3)], headers: HTTPHeaders(), url: url)
         #expect(clear.items.description == "data")
         #expect(throws: PaginationDetectionError.self) {
-            try PaginationDetection.detect(body: ["a": objects(20), "b": objects(10)], headers: HTTPHeaders(), url: url)
+            try PaginationDetection.detect(
+                body: ["a": objects(20), "b": objects(10)], headers: HTTPHeaders(), url: url)
         }
     }
 }

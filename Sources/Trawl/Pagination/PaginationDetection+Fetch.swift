@@ -30,7 +30,8 @@ extension PaginationDetection {
     /// Fetches the first page of `request` through `exchange` (its status rules, retries and observers), reads
     /// it whole (at most `maxBytes` of compact JSON) and detects its plan.
     package static func fetchFirstPage(
-        _ request: Request, exchange: PageExchange, maxBytes: Int = 64 << 20
+        _ request: Request, exchange: PageExchange, items: JSONKeyPath? = nil, cursorParam: String? = nil,
+        maxBytes: Int = 64 << 20
     ) async throws -> DetectedFirstPage {
         var exchange = exchange
         exchange.itemsPath = .root
@@ -64,7 +65,8 @@ extension PaginationDetection {
             for part in parts { body += part }
         }
         let value = try JSONItemDecoder().decode(JSONValue.self, from: body)
-        let detection = try detect(body: value, headers: page.head.headers, url: page.head.url)
+        let detection = try detect(
+            body: value, headers: page.head.headers, url: page.head.url, items: items, cursorParam: cursorParam)
         let response = RawResponse(
             status: page.head.status, headers: page.head.headers, url: page.head.url, body: body, isStub: true)
         return DetectedFirstPage(detection: detection, response: response, request: page.page.request)

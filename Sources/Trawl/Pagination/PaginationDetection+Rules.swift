@@ -30,10 +30,14 @@ extension PaginationDetection {
         (["data", "after"], "after"),  // Reddit
     ]
 
-    static let pageTotalKeys = ["total_pages", "totalPages", "last_page", "lastPage", "pages", "page_count",
-        "pageCount", "num_pages"]
-    static let itemTotalKeys = ["total", "total_count", "totalCount", "total_items", "totalItems", "total_results",
-        "totalResults", "count"]
+    static let pageTotalKeys = [
+        "total_pages", "totalPages", "last_page", "lastPage", "pages", "page_count",
+        "pageCount", "num_pages",
+    ]
+    static let itemTotalKeys = [
+        "total", "total_count", "totalCount", "total_items", "totalItems", "total_results",
+        "totalResults", "count",
+    ]
     static let pageSizeKeys = ["per_page", "perPage", "page_size", "pageSize", "size"]
     /// Offset conventions: the offset key, the limit key (both also the request parameters).
     static let offsetKeys: [(offset: String, limit: String)] = [
@@ -45,7 +49,9 @@ extension PaginationDetection {
     static func detectPagination(
         _ body: JSONValue, items: JSONKeyPath, elements: [JSONValue], headers: HTTPHeaders, url: String
     ) -> PaginationDetection {
-        func plan(_ style: PaginationStyle, _ spec: String, _ options: [(String, String)] = [], reads: JSONKeyPath? = nil)
+        func plan(
+            _ style: PaginationStyle, _ spec: String, _ options: [(String, String)] = [], reads: JSONKeyPath? = nil
+        )
             -> PaginationDetection
         {
             var style = style
@@ -69,16 +75,18 @@ extension PaginationDetection {
             guard let value = value(body, path), isCursorLike(value) else { continue }
             let keyPath = keyPath(path)
             let param = known ?? (body["has_more"] != nil ? "start_cursor" : "cursor")
-            return plan(.cursor(at: keyPath, param: param), "cursor:\(keyPath)", [("cursor_param", param)], reads: keyPath)
+            return plan(
+                .cursor(at: keyPath, param: param), "cursor:\(keyPath)", [("cursor_param", param)], reads: keyPath)
         }
         if let hasMore = body["has_more"], hasMore.boolValue != nil, let last = elements.last, last["id"] != nil {
             let idPath = JSONKeyPath(components: items.components + [.index(-1), .key("id")])
-            return plan(.cursor(at: idPath, param: "starting_after"), "cursor:\(idPath)", [("cursor_param", "starting_after")])
+            return plan(
+                .cursor(at: idPath, param: "starting_after"), "cursor:\(idPath)", [("cursor_param", "starting_after")])
         }
         let offset = offsetConvention(body, items: items)
         if offset == nil, let paged = pagePlan(body, items: items, url: url, plan: plan) { return paged }
         if let (offsetKey, limitKey, limit, total) = offset {
-            var options = [("page_param", offsetKey), ("limit_param", limitKey)]
+            var options = [("param", offsetKey), ("limit_param", limitKey)]
             if let limit { options.append(("limit", String(limit))) }
             if let total { options.append(("total", total.description)) }
             return plan(
@@ -140,7 +148,9 @@ extension PaginationDetection {
         for outer in members.keys.sorted() where keyPath([outer]) != items {
             guard case .object = members[outer] else { continue }
             for key in keys {
-                if let value = members[outer]?[key]?.int64Value { return (keyPath([outer, key]), Int(clamping: value)) }
+                if let value = members[outer]?[key]?.int64Value {
+                    return (keyPath([outer, key]), Int(clamping: value))
+                }
             }
         }
         return nil
@@ -169,7 +179,7 @@ extension PaginationDetection {
     ) -> PaginationDetection? {
         let param = ["page", "p"].first { QueryEditing.value($0, in: url) != nil } ?? "page"
         let start = QueryEditing.int(param, in: url) ?? 1
-        var options: [(String, String)] = param == "page" ? [] : [("page_param", param)]
+        var options: [(String, String)] = param == "page" ? [] : [("param", param)]
         if start != 1 { options.append(("start", String(start))) }
         if let (path, _) = number(body, pageTotalKeys, items: items) {
             return plan(

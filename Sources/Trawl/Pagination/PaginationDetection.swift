@@ -39,25 +39,64 @@ public struct PaginationDetection: Sendable, Hashable {
     public struct Setting: Sendable, Hashable {
         public var name: String
         public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// Detects the plan from the first page's parsed `body`, its response `headers` and its final `url`.
-    public static func detect(body: JSONValue, headers: HTTPHeaders, url: String) throws(PaginationDetectionError)
-        -> PaginationDetection
-    {
-        let (items, elements) = try detectItems(body)
+    /// `items`, when given, is where the items are (only the pagination is detected); `cursorParam`, when given,
+    /// is the request parameter of a detected cursor (one with no known convention is then no error).
+    public static func detect(
+        body: JSONValue, headers: HTTPHeaders, url: String, items given: JSONKeyPath? = nil,
+        cursorParam: String? = nil
+    ) throws(PaginationDetectionError) -> PaginationDetection {
+        let items: JSONKeyPath
+        let elements: [JSONValue]
+        if let given {
+            guard let value = value(body, at: given) else {
+                throw PaginationDetectionError(
+                    kind: .unknownShape, message: "the first page has no value at '\(given)'",
+                    topLevelKeys: topLevelKeys(body))
+            }
+            items = given
+            if case .array(let array) = value { elements = array } else { elements = [value] }
+        } else {
+            (items, elements) = try detectItems(body)
+        }
         var detection = detectPagination(body, items: items, elements: elements, headers: headers, url: url)
         detection.items = items
         detection.firstPageItems = elements.count
         if case .object = body, detection.isSinglePage {
             // A key that looks like a cursor with no known request parameter is not taken for the end.
             if let unknown = unknownCursor(body, items: items) {
+                if let cursorParam { return withCursor(detection, at: unknown, param: cursorParam) }
                 throw PaginationDetectionError(
-                    kind: .unknownCursorParameter, message: "the first page has a cursor at '\(unknown)' "
+                    kind: .unknownCursorParameter,
+                    message: "the first page has a cursor at '\(unknown)' "
                         + "whose request parameter is not a known convention",
                     cursorPath: unknown, topLevelKeys: topLevelKeys(body))
             }
         }
+        if let cursorParam, case .cursor(let path, _, _) = detection.style.kind {
+            return withCursor(detection, at: path, param: cursorParam)
+        }
+        return detection
+    }
+
+    /// `detection` walking the cursor at `path` sent as `param`.
+    static func withCursor(_ detection: PaginationDetection, at path: JSONKeyPath, param: String) -> PaginationDetection
+    {
+        var detection = detection
+        detection.style = .cursor(at: path, param: param)
+        detection.style.expectedPath = path
+        detection.readsPath = path
+        detection.isSinglePage = false
+        detection.settings = [
+            .init(name: "paginate", value: "cursor:\(path)"), .init(name: "cursor_param", value: param),
+        ]
         return detection
     }
 
@@ -76,7 +115,8 @@ public struct PaginationDetection: Sendable, Hashable {
         var candidates: [PaginationDetectionError.Candidate] = []
         var arrays: [JSONKeyPath: [JSONValue]] = [:]
         func consider(_ path: [String], _ value: JSONValue) {
-            guard case .array(let elements) = value, elements.allSatisfy({ if case .object = $0 { true } else { false } })
+            guard case .array(let elements) = value,
+                elements.allSatisfy({ if case .object = $0 { true } else { false } })
             else { return }
             let keyPath = JSONKeyPath(components: path.map { .key($0) })
             candidates.append(.init(path: keyPath, count: elements.count))
@@ -86,13 +126,16 @@ public struct PaginationDetection: Sendable, Hashable {
             guard let value = members[key] else { continue }
             consider([key], value)
             if case .object(let inner) = value {
-                for innerKey in inner.keys.sorted() { if let nested = inner[innerKey] { consider([key, innerKey], nested) } }
+                for innerKey in inner.keys.sorted() {
+                    if let nested = inner[innerKey] { consider([key, innerKey], nested) }
+                }
             }
         }
         let ranked = candidates.sorted { $0.count > $1.count }
         guard let top = ranked.first else {
             throw PaginationDetectionError(
-                kind: .unknownShape, message: "the first page has no array of objects at its top level or one level down",
+                kind: .unknownShape,
+                message: "the first page has no array of objects at its top level or one level down",
                 topLevelKeys: topLevelKeys(body))
         }
         var chosen: PaginationDetectionError.Candidate?
@@ -129,6 +172,18 @@ public struct PaginationDetection: Sendable, Hashable {
         case .string: "a string"
         case .null: "null"
         }
+    }
+
+    /// The value at a key path (an index also matches the object key of its text).
+    static func value(_ body: JSONValue, at path: JSONKeyPath) -> JSONValue? {
+        var current: JSONValue? = body
+        for component in path.components {
+            switch component {
+            case .key(let key): current = current?[key]
+            case .index(let index): current = current?[index] ?? current?[String(index)]
+            }
+        }
+        return current
     }
 
     /// The value at `path` (keys only).

@@ -37,6 +37,8 @@ public struct JobRunOptions: Sendable {
     public var maxPageBytes = 64 << 20
     /// The client; by default one sized by the job's settings.
     public var client: Client?
+    /// Pages already fetched (a detected first page), answered instead of the network, each once.
+    public var firstPages: (@Sendable (Request) async throws -> RawResponse?)?
 
     public init(
         output: JobOutput, stateDirectory: String? = nil,

@@ -64,6 +64,7 @@ struct UnitDriver: Sendable {
             client: runner.clients.client(for: unit), items: unit.items, capture: captures, maxPageBytes: runner.options.maxPageBytes,
             metaPrefix: meta)
         reader.side = unit.side
+        reader.exchange.stub = runner.options.firstPages
         return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
 

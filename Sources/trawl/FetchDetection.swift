@@ -1,0 +1,240 @@
+import ArgumentParser
+import Foundation
+import Trawl
+import TrawlEngine
+import TrawlJSON
+import TrawlJobs
+
+/// `trawl fetch`'s flags for zero-configuration runs.
+struct DetectFlags: ParsableArguments {
+    @Flag(
+        name: .customLong("detect"),
+        help: "Fetch the first page, print what was detected (flags and a job-file snippet) and exit; write nothing.")
+    var detect = false
+
+    @Flag(name: .customLong("dry-run"), help: "The same as --detect.")
+    var dryRun = false
+
+    var only: Bool { detect || dryRun }
+}
+
+/// `trawl fetch URL` without `--paginate` or `--items` (or with `auto`): the first page is fetched, its pagination
+/// and items detected (``PaginationDetection``), the plan said on stderr as the flags that pin it, and the page
+/// replayed as page 1 of the walk. With `--state DIR` the plan is kept in `DIR/detected-plan.json`, so a resumed
+/// run walks with the same plan without detecting again.
+struct FetchDetection {
+    var source: JobSource
+    var settings: JobSettings
+    /// Where the items are when `--items` was given (only the pagination is detected).
+    var items: JSONKeyPath?
+    /// Whether the pagination is detected (`--paginate` absent or `auto`).
+    var detectsPagination: Bool
+    var cursorParam: String?
+    var maxPageBytes: Int
+    var environment: [String: String]
+
+    /// The stored plan, when it is for this source's URL.
+    struct Stored: Codable {
+        var url: String
+        var settings: [[String]]
+        var items: String
+        var reads: String?
+        var singlePage: Bool
+    }
+
+    static let planFile = "detected-plan.json"
+
+    /// Detects (or reads from `stateDirectory`) the plan, sets it on `job.sources[0]`, says it, and returns the
+    /// first page to replay (nil when the plan was stored).
+    func resolve(_ job: inout Job, stateDirectory: String?, restart: Bool) async throws -> DetectedFirstPage? {
+        let url = job.sources[0].url
+        if let stateDirectory, !restart, let stored = Self.load(stateDirectory), stored.url == url {
+            let (style, path) = try Self.style(stored)
+            job.sources[0].pagination = style
+            job.sources[0].items = path
+            let names = stored.settings.compactMap {
+                $0.count == 2 ? PaginationDetection.Setting(name: $0[0], value: $0[1]) : nil
+            }
+            Self.say(names, items: path, url: url, single: stored.singlePage, from: "stored in \(stateDirectory)")
+            return nil
+        }
+        let unit: WorkUnit
+        do {
+            guard let first = try job.units(environment: environment).first else { return nil }
+            unit = first
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var configuration = Client.Configuration()
+        configuration.tls = unit.tls
+        configuration.timeouts.total = settings.timeout
+        if let connect = settings.connectTimeout { configuration.timeouts.connect = connect }
+        configuration.maxBodySize = maxPageBytes
+        configuration.httpVersion = settings.http ?? .http2
+        let exchange = PageExchange(client: Client(configuration: configuration), itemsPath: .root, form: .json)
+        let first: DetectedFirstPage
+        do {
+            first = try await PaginationDetection.fetchFirstPage(
+                unit.request, exchange: exchange, items: items, cursorParam: cursorParam, maxBytes: maxPageBytes)
+        } catch let error as PaginationDetectionError {
+            throw failure(error, url: url)
+        } catch let error as PaginationError {
+            throw CLIFailure("error: the first page of \(url) (fetched to detect its pagination) failed: \(error)")
+        }
+        let detection = first.detection
+        if detectsPagination { job.sources[0].pagination = detection.style }
+        job.sources[0].items = detection.items
+        let shown = detectsPagination ? detection.settings : []
+        Self.say(
+            shown, items: detection.items, url: url, single: detection.isSinglePage && detectsPagination, from: nil)
+        if let stateDirectory { Self.store(detection, url: url, in: stateDirectory) }
+        return first
+    }
+
+    /// The error for a first page whose shape detection cannot read: what was found and the flags to set.
+    private func failure(_ error: PaginationDetectionError, url: String) -> Error {
+        var lines = ["error: cannot detect the pagination of \(url): \(error.message)"]
+        switch error.kind {
+        case .ambiguousItems:
+            lines.append("candidates:")
+            for candidate in error.candidates {
+                lines.append(
+                    "  --items \(JobSummary.shellQuoted(candidate.path.description))   (\(candidate.count) objects)")
+            }
+            lines.append("choose one with --items KEYPATH")
+        case .unknownCursorParameter:
+            let path = error.cursorPath?.description ?? "?"
+            lines.append(
+                "give the query parameter that carries it: --cursor-param NAME "
+                    + "(with --paginate cursor:\(JobSummary.shellQuoted(path)))")
+        case .unknownShape:
+            let keys = error.topLevelKeys.isEmpty ? "(none)" : error.topLevelKeys.joined(separator: ", ")
+            lines.append("top-level keys: \(keys)")
+            lines.append(
+                "set --items KEYPATH ('$' for a bare array) and --paginate (link, page, offset, cursor:KEYPATH, "
+                    + "next:KEYPATH)")
+        }
+        lines.append("nothing was written")
+        FileHandle.standardError.write(Data(TerminalText.safe(lines.joined(separator: "\n") + "\n").utf8))
+        return ExitCode(2)
+    }
+
+    /// The flags that pin a detected plan: `--paginate next:links.next --items data`.
+    static func flags(_ settings: [PaginationDetection.Setting], items: JSONKeyPath) -> [String] {
+        let names = [
+            "paginate": "--paginate", "param": "--page-param", "cursor_param": "--cursor-param",
+            "limit_param": "--limit-param", "limit": "--page-size", "total": "--total", "total_pages": "--total-pages",
+            "start": "--start",
+        ]
+        var result: [String] = []
+        for setting in settings { result += [names[setting.name] ?? "--\(setting.name)", setting.value] }
+        return result + ["--items", items.description]
+    }
+
+    /// The `detected:` line, first on stderr.
+    static func say(
+        _ settings: [PaginationDetection.Setting], items: JSONKeyPath, url: String, single: Bool, from: String?
+    ) {
+        let flags = flags(settings, items: items).map(JobSummary.shellQuoted).joined(separator: " ")
+        var origin = "from the first page of \(url)"
+        if let from { origin = "\(from), detected from the first page of \(url)" }
+        if single { origin += "; it is a single page: nothing in it points at another page" }
+        let line = "detected: \(flags) (\(origin))\n"
+        FileHandle.standardError.write(Data(TerminalText.safe(line).utf8))
+    }
+
+    /// The job-file snippet of a detected plan (`--detect`), on stdout.
+    static func snippet(_ settings: [PaginationDetection.Setting], items: JSONKeyPath, source: JobSource) -> String {
+        func quoted(_ text: String) -> String { String(decoding: JSONValue.string(text).json, as: UTF8.self) }
+        var paginate = ""
+        if let spec = settings.first(where: { $0.name == "paginate" })?.value {
+            let options = settings.filter { $0.name != "paginate" }
+            if options.isEmpty {
+                paginate = quoted(spec)
+            } else {
+                let name = String(spec.prefix { $0 != ":" })
+                var members = ["style: \(name)"]
+                if spec.contains(":") {
+                    members.append("\(name): \(quoted(String(spec.drop { $0 != ":" }.dropFirst())))")
+                }
+                members += options.map { "\($0.name): \(quoted($0.value))" }
+                paginate = "{" + members.joined(separator: ", ") + "}"
+            }
+        }
+        var lines = ["sources:", "  - name: \(quoted(source.name))", "    url: \(quoted(source.url))"]
+        if !paginate.isEmpty { lines.append("    paginate: \(paginate)") }
+        lines.append("    items: \(quoted(items.description))")
+        return lines.joined(separator: "\n")
+    }
+
+    static func store(_ detection: PaginationDetection, url: String, in directory: String) {
+        let stored = Stored(
+            url: url, settings: detection.settings.map { [$0.name, $0.value] }, items: detection.items.description,
+            reads: detection.readsPath?.description, singlePage: detection.isSinglePage)
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard let data = try? JSONEncoder().encode(stored) else { return }
+        try? data.write(to: URL(fileURLWithPath: directory + "/" + planFile), options: .atomic)
+    }
+
+    static func load(_ directory: String) -> Stored? {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + planFile) else { return nil }
+        return try? JSONDecoder().decode(Stored.self, from: data)
+    }
+
+    /// The style and items of a stored plan.
+    static func style(_ stored: Stored) throws -> (PaginationStyle, JSONKeyPath) {
+        var options = PaginationOptions()
+        var spec = "link"
+        for pair in stored.settings where pair.count == 2 {
+            let value = pair[1]
+            switch pair[0] {
+            case "paginate": spec = value
+            case "param": options.param = value
+            case "cursor_param": options.cursorParam = value
+            case "limit_param": options.limitParam = value
+            case "limit": options.limit = Int(value)
+            case "total": options.totalItems = JSONKeyPath(value)
+            case "total_pages": options.totalPages = JSONKeyPath(value)
+            case "start": options.start = Int(value)
+            default: break
+            }
+        }
+        do {
+            var style = try PaginationStyle.parse(spec, options: options)
+            style.expectedPath = stored.reads.map { JSONKeyPath($0) }
+            return (style, JSONKeyPath(stored.items))
+        } catch {
+            throw CLIFailure(
+                "error: the stored plan (\(planFile)) cannot be used: \(error); pass --restart to detect it again")
+        }
+    }
+}
+
+extension Fetch {
+    /// The job file argument, unless it is a URL.
+    var jobFilePath: String? {
+        guard let jobFile, !Self.isURL(jobFile) else { return nil }
+        return jobFile
+    }
+
+    /// The one source's URL: `--url`, or the argument when it is one.
+    var sourceURL: String? { url ?? jobFile.flatMap { Self.isURL($0) ? $0 : nil } }
+
+    static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// `--paginate` absent or `auto`.
+    var detectsPagination: Bool { pagination.paginate.map { $0.lowercased() == "auto" } ?? true }
+
+    /// `--items` absent or `auto`.
+    var detectsItems: Bool { items.map { $0.lowercased() == "auto" } ?? true }
+
+    func detector(_ job: Job) -> FetchDetection {
+        FetchDetection(
+            source: job.sources[0], settings: job.settings, items: detectsItems ? nil : JSONKeyPath(items ?? ""),
+            detectsPagination: detectsPagination, cursorParam: pagination.cursorParam,
+            maxPageBytes: maxPageBytes.map { max(1, $0) } ?? 64 << 20, environment: ProcessInfo.processInfo.environment)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+/// `trawl fetch URL` with no pagination flags (issue 21): each shape detected, said as the flags that pin it, and
+/// walked to every item exactly once.
+@Suite("trawl fetch URL: zero-configuration detection", .timeLimit(.minutes(3)))
+struct DetectionCLITests {
+    struct Shape: Sendable, CustomTestStringConvertible {
+        let name: String
+        let path: String
+        let flags: String
+        let count: Int
+        var testDescription: String { name }
+    }
+
+    static let shapes: [Shape] = [
+        .init(name: "GitHub", path: "/paged/link?n=47&per_page=10", flags: "--paginate link --items '$'", count: 47),
+        .init(
+            name: "DRF", path: "/paged/next?n=33&per_page=10", flags: "--paginate next:next --items results",
+            count: 33),
+        .init(
+            name: "Stripe", path: "/paged/cursor?n=31&limit=10",
+            flags: "--paginate cursor:data.-1.id --cursor-param starting_after --items data", count: 31),
+        .init(
+            name: "Google APIs", path: "/shapes/google?n=25",
+            flags: "--paginate cursor:nextPageToken --cursor-param pageToken --items items", count: 25),
+        .init(
+            name: "Slack", path: "/shapes/slack?n=23",
+            flags: "--paginate cursor:response_metadata.next_cursor --cursor-param cursor --items members", count: 23),
+        .init(
+            name: "Notion", path: "/shapes/notion?n=21",
+            flags: "--paginate cursor:next_cursor --cursor-param start_cursor --items results", count: 21),
+        .init(
+            name: "OData", path: "/shapes/odata?n=27", flags: #"--paginate 'next:@odata\.nextLink' --items value"#,
+            count: 27),
+        .init(
+            name: "JSON:API", path: "/shapes/jsonapi?n=29", flags: "--paginate next:links.next --items data",
+            count: 29),
+        .init(
+            name: "HAL", path: "/shapes/hal?n=24",
+            flags: "--paginate next:_links.next.href --items _embedded.orders", count: 24),
+        .init(
+            name: "Jira", path: "/shapes/jira?n=26",
+            flags: "--paginate offset --page-param startAt --limit-param maxResults --page-size 10 --total total "
+                + "--items issues", count: 26),
+        .init(
+            name: "page totals", path: "/paged/page?n=35&per_page=10",
+            flags: "--paginate page --total-pages total_pages --items items", count: 35),
+        .init(name: "single page", path: "/shapes/single?n=7", flags: "--paginate link --items data", count: 7),
+    ]
+
+    @Test("each API shape: the detected line first on stderr, every item exactly once", arguments: shapes)
+    func shape(_ shape: Shape) async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url(shape.path)
+            let result = try await trawl(["fetch", url, "-q", "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.hasPrefix("detected: \(shape.flags) (from the first page of \(url)"), "\(first)")
+            #expect(first.contains("single page") == (shape.name == "single page"), "\(first)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<shape.count))
+        }
+    }
+
+    @Test("the first page fetched for detection is page 1 of the walk, not fetched again")
+    func firstPageOnce() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await trawl(
+                ["fetch", server.url("/shapes/jsonapi?n=45"), "-q", "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            let targets = server.requestLog.map(\.target).filter { $0.hasPrefix("/shapes/jsonapi") }
+            #expect(targets.count == 5, "\(targets)")
+            #expect(targets.filter { !$0.contains("page=") }.count == 1, "\(targets)")
+        }
+    }
+
+    @Test("an ambiguous body: exit 2, the candidates with their key paths and counts, nothing written")
+    func ambiguous() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await trawl(["fetch", server.url("/shapes/ambiguous"), "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("--items users   (10 objects)"), "\(result.stderr)")
+            #expect(result.stderr.contains("--items groups   (8 objects)"), "\(result.stderr)")
+            #expect(!workspace.exists("out.jsonl"))
+        }
+    }
+
+    @Test("a cursor with no known parameter: exit 2 naming its key path; --cursor-param then walks it")
+    func unknownCursorParameter() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url("/shapes/marker?n=30")
+            let refused = try await trawl(["fetch", url, "-o", "out.jsonl"], in: workspace)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("'nextMarker'"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--cursor-param NAME"), "\(refused.stderr)")
+            #expect(!workspace.exists("out.jsonl"))
+            let walked = try await trawl(
+                ["fetch", url, "--cursor-param", "marker", "-q", "-o", "out.jsonl"], in: workspace)
+            #expect(walked.status == 0, "\(walked.stderr)")
+            #expect(
+                walked.stderr.hasPrefix("detected: --paginate cursor:nextMarker --cursor-param marker --items records"))
+            #expect(workspace.text("out.jsonl") == itemLines(0..<30))
+        }
+    }
+
+    @Test("an unknown shape: an error with the top-level keys and the flags to set")
+    func unknownShape() async throws {
+        try await TestServer.with { server in
+            let result = try await trawl(["fetch", server.url("/echo")])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("top-level keys: body, bodyLength, headers, method, path, query"))
+            #expect(result.stderr.contains("set --items KEYPATH"))
+        }
+    }
+
+    @Test("--detect prints the line and a job-file snippet, fetches one page and writes nothing")
+    func detectOnly() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            for flag in ["--detect", "--dry-run"] {
+                let before = server.requestLog.count
+                let result = try await trawl(["fetch", flag, server.url("/shapes/google?n=25")], in: workspace)
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("detected: --paginate cursor:nextPageToken --cursor-param pageToken"))
+                #expect(
+                    result.stdout.contains(
+                        #"paginate: {style: cursor, cursor: "nextPageToken", cursor_param: "pageToken"}"#),
+                    "\(result.stdout)")
+                #expect(result.stdout.contains(#"items: "items""#))
+                #expect(server.requestLog.count - before == 1)
+                let written = try FileManager.default.contentsOfDirectory(atPath: workspace.directory.path)
+                    .filter { !$0.hasPrefix(".") }
+                #expect(written.isEmpty, "\(written)")
+            }
+        }
+    }
+
+    @Test("the detected plan is kept in the state: a resumed run walks with it and does not detect again")
+    func resumeUsesStoredPlan() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url("/paged/next?n=50&per_page=10&fault_5xx=3")
+            let arguments = ["fetch", url, "-q", "-o", "out.jsonl", "--state", "st", "--attempts", "1"]
+            let failed = try await trawl(arguments, in: workspace)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(workspace.exists("st/detected-plan.json"))
+            let before = server.requestLog.count
+            let resumed = try await trawl(arguments, in: workspace)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.hasPrefix("detected: --paginate next:next --items results (stored in st"))
+            let targets = server.requestLog.dropFirst(before).map(\.target)
+            #expect(!targets.isEmpty)
+            #expect(!targets.contains { !$0.contains("page=") }, "the first page was fetched again: \(targets)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<50))
+        }
+    }
+
+    @Test("a later page contradicting the detected plan fails the unit instead of ending the list")
+    func contradiction() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await trawl(["fetch", server.url("/shapes/flip?n=40"), "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("no longer a URL"), "\(result.stderr)")
+        }
+    }
+}
