@@ -56,6 +56,9 @@ public struct JobSource: Sendable, Hashable {
     public var tls: TLSSettings?
     /// This source's `auth:` (OAuth2 client credentials), instead of the job's `settings.auth`.
     public var auth: JobAuth?
+    /// `paginate` and `items` left to detection from the first page (`auto`, or absent from a job file).
+    public var detectsPagination = false
+    public var detectsItems = false
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,

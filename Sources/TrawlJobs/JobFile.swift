@@ -220,8 +220,11 @@ struct JobFileReader {
         }
         var body: String?
         if let node = fields["body"]?.value { body = try string(node, "\(field).body") }
-        let pagination = try paginate(try required("paginate", "link"), "\(field).paginate")
-        let items = try keyPath(try required("items", "items (or $ for a bare array)"), "\(field).items")
+        let detectsPagination = isAuto(fields["paginate"]?.value)
+        let detectsItems = isAuto(fields["items"]?.value)
+        let pagination =
+            detectsPagination ? .link() : try paginate(try required("paginate", "link"), "\(field).paginate")
+        let items = detectsItems ? .root : try keyPath(try required("items", "items"), "\(field).items")
         var side: [JSONKeyPath] = []
         if let node = fields["side"]?.value {
             for (index, entry) in try sequence(node, "\(field).side").enumerated() {
@@ -245,6 +248,8 @@ struct JobFileReader {
             side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
         if let node = fields["tls"]?.value { source.tls = try tls(node, "\(field).tls") }
         if let node = fields["auth"]?.value { source.auth = try auth(node, "\(field).auth") }
+        source.detectsPagination = detectsPagination
+        source.detectsItems = detectsItems
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

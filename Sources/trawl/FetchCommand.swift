@@ -155,18 +155,18 @@ struct Fetch: AsyncParsableCommand {
         applyOverrides(to: &job.settings)
         walk.apply(to: &job.settings)
         applyTLS(to: &job, environment: environment)
-        var firstPage: DetectedFirstPage?
-        if jobFilePath == nil, detectsPagination || detectsItems {
-            firstPage = try await detector(job).resolve(
-                &job, stateDirectory: detection.only ? nil : state, restart: restart)
-            if detection.only, let detected = firstPage?.detection {
-                print(FetchDetection.snippet(detected.settings, items: detected.items, source: job.sources[0]))
+        var firstPages: [DetectedFirstPage] = []
+        if job.sources.contains(where: { $0.detectsPagination || $0.detectsItems }) {
+            var detection = detector
+            detection.settings = job.settings
+            firstPages = try await detection.resolve(
+                &job, stateDirectory: self.detection.only ? nil : state, restart: restart)
+            if self.detection.only {
+                for (page, source) in zip(firstPages, job.sources.filter { $0.detectsPagination || $0.detectsItems }) {
+                    print(FetchDetection.snippet(page.detection.settings, items: page.detection.items, source: source))
+                }
                 return
             }
-        }
-        for index in job.sources.indices {
-            job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
-            job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages
         }
         let selectedShard: Shard?
         do {
@@ -193,7 +193,7 @@ struct Fetch: AsyncParsableCommand {
         var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta
-        options.firstPages = firstPage?.replay
+        options.firstPages = FetchDetection.replay(firstPages)
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
@@ -249,11 +249,13 @@ struct Fetch: AsyncParsableCommand {
                 axes.append(MatrixAxis(name: axisName, values: values.split(separator: ",").map(String.init)))
             }
         }
-        let source = JobSource(
+        var source = JobSource(
             name: name, url: sourceURL ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
             body: data, pagination: style, items: JSONKeyPath(detectsItems ? "" : items ?? ""),
             side: side.map { JSONKeyPath($0) },
             matrix: axes)
+        source.detectsPagination = detectsPagination
+        source.detectsItems = detectsItems
         let job = Job(sources: [source])
         do {
             try job.validate()

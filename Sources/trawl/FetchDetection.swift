@@ -23,18 +23,15 @@ struct DetectFlags: ParsableArguments {
 /// replayed as page 1 of the walk. With `--state DIR` the plan is kept in `DIR/detected-plan.json`, so a resumed
 /// run walks with the same plan without detecting again.
 struct FetchDetection {
-    var source: JobSource
     var settings: JobSettings
-    /// Where the items are when `--items` was given (only the pagination is detected).
-    var items: JSONKeyPath?
-    /// Whether the pagination is detected (`--paginate` absent or `auto`).
-    var detectsPagination: Bool
+    /// `--cursor-param`, for a `--url` source.
     var cursorParam: String?
     var maxPageBytes: Int
     var environment: [String: String]
 
-    /// The stored plan, when it is for this source's URL.
+    /// A stored plan, for the source of this name and URL template.
     struct Stored: Codable {
+        var name: String?
         var url: String
         var settings: [[String]]
         var items: String
@@ -44,23 +41,48 @@ struct FetchDetection {
 
     static let planFile = "detected-plan.json"
 
-    /// Detects (or reads from `stateDirectory`) the plan, sets it on `job.sources[0]`, says it, and returns the
-    /// first page to replay (nil when the plan was stored).
-    func resolve(_ job: inout Job, stateDirectory: String?, restart: Bool) async throws -> DetectedFirstPage? {
-        let url = job.sources[0].url
-        if let stateDirectory, !restart, let stored = Self.load(stateDirectory), stored.url == url {
-            let (style, path) = try Self.style(stored)
-            job.sources[0].pagination = style
-            job.sources[0].items = path
-            let names = stored.settings.compactMap {
-                $0.count == 2 ? PaginationDetection.Setting(name: $0[0], value: $0[1]) : nil
+    /// Detects (or reads from `stateDirectory`) the plan of every source that leaves its pagination or items to
+    /// detection, sets it on the source and says it; returns the first pages to replay.
+    func resolve(_ job: inout Job, stateDirectory: String?, restart: Bool) async throws -> [DetectedFirstPage] {
+        let stored = stateDirectory.flatMap { restart ? nil : Self.load($0) } ?? []
+        var kept: [Stored] = []
+        var pages: [DetectedFirstPage] = []
+        for index in job.sources.indices where job.sources[index].detectsPagination || job.sources[index].detectsItems {
+            let source = job.sources[index]
+            if let stateDirectory, let plan = stored.first(where: { $0.url == source.url && $0.name == source.name }) {
+                let (style, path) = try Self.style(plan)
+                if source.detectsPagination { job.sources[index].pagination = style }
+                job.sources[index].items = path
+                let names = plan.settings.compactMap {
+                    $0.count == 2 ? PaginationDetection.Setting(name: $0[0], value: $0[1]) : nil
+                }
+                Self.say(
+                    source.detectsPagination ? names : [], items: path, url: source.url,
+                    single: plan.singlePage && source.detectsPagination, from: "stored in \(stateDirectory)")
+                kept.append(plan)
+                continue
             }
-            Self.say(names, items: path, url: url, single: stored.singlePage, from: "stored in \(stateDirectory)")
-            return nil
+            guard let first = try await detect(job, source: index) else { continue }
+            let detection = first.detection
+            if source.detectsPagination { job.sources[index].pagination = detection.style }
+            job.sources[index].items = detection.items
+            Self.say(
+                source.detectsPagination ? detection.settings : [], items: detection.items, url: source.url,
+                single: detection.isSinglePage && source.detectsPagination, from: nil)
+            kept.append(Self.stored(detection, source: source))
+            pages.append(first)
         }
+        if let stateDirectory { Self.store(kept, in: stateDirectory) }
+        return pages
+    }
+
+    /// The first page of the source's first unit, fetched and read.
+    private func detect(_ job: Job, source index: Int) async throws -> DetectedFirstPage? {
+        let source = job.sources[index]
         let unit: WorkUnit
         do {
-            guard let first = try job.units(environment: environment).first else { return nil }
+            guard let first = try job.units(environment: environment).first(where: { $0.sourceIndex == index })
+            else { return nil }
             unit = first
         } catch {
             throw ValidationError("\(error)")
@@ -72,23 +94,28 @@ struct FetchDetection {
         configuration.maxBodySize = maxPageBytes
         configuration.httpVersion = settings.http ?? .http2
         let exchange = PageExchange(client: Client(configuration: configuration), itemsPath: .root, form: .json)
-        let first: DetectedFirstPage
+        // Given pagination is not detected: a cursor-like key must not fail the detection of the items.
+        let param = source.detectsPagination ? cursorParam : cursorParam ?? "cursor"
         do {
-            first = try await PaginationDetection.fetchFirstPage(
-                unit.request, exchange: exchange, items: items, cursorParam: cursorParam, maxBytes: maxPageBytes)
+            return try await PaginationDetection.fetchFirstPage(
+                unit.request, exchange: exchange, items: source.detectsItems ? nil : source.items, cursorParam: param,
+                maxBytes: maxPageBytes)
         } catch let error as PaginationDetectionError {
-            throw failure(error, url: url)
+            throw failure(error, url: source.url)
         } catch let error as PaginationError {
-            throw CLIFailure("error: the first page of \(url) (fetched to detect its pagination) failed: \(error)")
+            throw CLIFailure(
+                "error: the first page of \(source.url) (fetched to detect its pagination) failed: \(error)")
         }
-        let detection = first.detection
-        if detectsPagination { job.sources[0].pagination = detection.style }
-        job.sources[0].items = detection.items
-        let shown = detectsPagination ? detection.settings : []
-        Self.say(
-            shown, items: detection.items, url: url, single: detection.isSinglePage && detectsPagination, from: nil)
-        if let stateDirectory { Self.store(detection, url: url, in: stateDirectory) }
-        return first
+    }
+
+    /// One stub replaying every detected first page, each once.
+    static func replay(_ pages: [DetectedFirstPage]) -> (@Sendable (Request) async throws -> RawResponse?)? {
+        guard !pages.isEmpty else { return nil }
+        let replays = pages.map(\.replay)
+        return { request in
+            for replay in replays { if let page = try await replay(request) { return page } }
+            return nil
+        }
     }
 
     /// The error for a first page whose shape detection cannot read: what was found and the flags to set.
@@ -167,18 +194,22 @@ struct FetchDetection {
         return lines.joined(separator: "\n")
     }
 
-    static func store(_ detection: PaginationDetection, url: String, in directory: String) {
-        let stored = Stored(
-            url: url, settings: detection.settings.map { [$0.name, $0.value] }, items: detection.items.description,
-            reads: detection.readsPath?.description, singlePage: detection.isSinglePage)
+    static func stored(_ detection: PaginationDetection, source: JobSource) -> Stored {
+        Stored(
+            name: source.name, url: source.url, settings: detection.settings.map { [$0.name, $0.value] },
+            items: detection.items.description, reads: detection.readsPath?.description,
+            singlePage: detection.isSinglePage)
+    }
+
+    static func store(_ plans: [Stored], in directory: String) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        guard let data = try? JSONEncoder().encode(stored) else { return }
+        guard let data = try? JSONEncoder().encode(plans) else { return }
         try? data.write(to: URL(fileURLWithPath: directory + "/" + planFile), options: .atomic)
     }
 
-    static func load(_ directory: String) -> Stored? {
+    static func load(_ directory: String) -> [Stored]? {
         guard let data = FileManager.default.contents(atPath: directory + "/" + planFile) else { return nil }
-        return try? JSONDecoder().decode(Stored.self, from: data)
+        return try? JSONDecoder().decode([Stored].self, from: data)
     }
 
     /// The style and items of a stored plan.
@@ -231,10 +262,9 @@ extension Fetch {
     /// `--items` absent or `auto`.
     var detectsItems: Bool { items.map { $0.lowercased() == "auto" } ?? true }
 
-    func detector(_ job: Job) -> FetchDetection {
+    var detector: FetchDetection {
         FetchDetection(
-            source: job.sources[0], settings: job.settings, items: detectsItems ? nil : JSONKeyPath(items ?? ""),
-            detectsPagination: detectsPagination, cursorParam: pagination.cursorParam,
+            settings: JobSettings(), cursorParam: pagination.cursorParam,
             maxPageBytes: maxPageBytes.map { max(1, $0) } ?? 64 << 20, environment: ProcessInfo.processInfo.environment)
     }
 }

@@ -176,4 +176,59 @@ struct DetectionCLITests {
             #expect(result.stderr.contains("no longer a URL"), "\(result.stderr)")
         }
     }
+
+    @Test("a detected next URL or Link to another origin gets no credentials, as with given flags",
+          arguments: ["next", "link"])
+    func detectionKeepsOriginRules(_ style: String) async throws {
+        try await TestServer.with { home in
+            try await TestServer.with { other in
+                let workspace = try Workspace()
+                defer { workspace.remove() }
+                let url = home.url("/paged/\(style)?n=50&per_page=10&total=0&next_origin=\(other.baseURL)")
+                let result = try await trawl(
+                    ["fetch", url, "-q", "-o", "out.jsonl", "-H", "Authorization: Bearer s3cret"], in: workspace)
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("detected: --paginate \(style == "next" ? "next:next" : "link")"))
+                #expect(workspace.text("out.jsonl") == itemLines(0..<50))
+                #expect(home.requestLog.count == 1)
+                #expect(home.requestLog.allSatisfy { $0.headers["authorization"] != nil })
+                #expect(other.requestLog.count == 4)
+                #expect(other.requestLog.allSatisfy { $0.headers["authorization"] == nil }, "credentials leaked")
+            }
+        }
+    }
+
+    @Test("a job file's paginate: auto and absent items are detected per source; given ones are kept")
+    func jobFileAuto() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write(
+                "job.yaml",
+                """
+                sources:
+                  - name: google
+                    url: "\(server.url("/shapes/google?n=25"))"
+                    paginate: auto
+                  - name: hal
+                    url: "\(server.url("/shapes/hal?n=24"))"
+                    paginate: next:_links.next.href
+                    items: auto
+                  - name: drf
+                    url: "\(server.url("/paged/next?n=33&per_page=10"))"
+                    paginate: next:next
+                    items: results
+
+                """)
+            let result = try await trawl(["fetch", "job.yaml", "-q", "--output-dir", "out"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("detected: ") }
+            #expect(lines.count == 2, "\(result.stderr)")
+            #expect(lines.first?.hasPrefix("detected: --paginate cursor:nextPageToken --cursor-param pageToken") == true)
+            #expect(lines.last?.hasPrefix("detected: --items _embedded.orders (from") == true, "\(lines)")
+            #expect(workspace.text("out/google.jsonl") == itemLines(0..<25))
+            #expect(workspace.text("out/hal.jsonl") == itemLines(0..<24))
+            #expect(workspace.text("out/drf.jsonl") == itemLines(0..<33))
+        }
+    }
 }
