@@ -59,6 +59,9 @@ public struct JobSource: Sendable, Hashable {
     /// `paginate` and `items` left to detection from the first page (`auto`, or absent from a job file).
     public var detectsPagination = false
     public var detectsItems = false
+    /// Incremental sync (`incremental:`) and the items' identity (`primary_key:`), see ``IncrementalSpec``.
+    public var incremental: IncrementalSpec?
+    public var primaryKey: JSONKeyPath?
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
@@ -192,4 +195,8 @@ public struct WorkUnit: Sendable {
     public var tls: Client.TLSOptions = .init()
     /// The source's OAuth2 client credentials, expanded (secrets included: never persist them).
     public var auth: JobAuth? = nil
+    /// The source's incremental sync and primary key; `window` is set by the runner from the committed mark.
+    public var incremental: IncrementalSpec? = nil
+    public var primaryKey: JSONKeyPath? = nil
+    var window: IncrementalWindow? = nil
 }

@@ -90,7 +90,7 @@ struct JobFileReader {
     ]
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
-        "tls", "auth",
+        "tls", "auth", "incremental", "primary_key",
     ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
@@ -250,6 +250,7 @@ struct JobFileReader {
         if let node = fields["auth"]?.value { source.auth = try auth(node, "\(field).auth") }
         source.detectsPagination = detectsPagination
         source.detectsItems = detectsItems
+        try incremental(fields, field, into: &source)
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

@@ -49,7 +49,8 @@ extension Job {
                     sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
                     request: request, pagination: source.pagination, items: source.items, side: source.side,
                     maxItems: source.maxItems, maxPages: source.maxPages,
-                    tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options))
+                    tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options,
+                    incremental: source.incremental, primaryKey: source.primaryKey))
                 units[units.count - 1].auth = auth
             }
         }
@@ -90,6 +91,7 @@ extension Job {
                 }
             }
             try source.validateMatrix(field: field)
+            try source.incremental?.validate(field: "\(field).incremental")
             _ = try source.templates(field: field)
         }
     }

@@ -34,6 +34,8 @@ extension Job {
             // Only when set, so that the fingerprints of jobs without caps stay as they were.
             if let maxItems = source.maxItems { field("max_items", String(maxItems)) }
             if let maxPages = source.maxPages { field("max_pages", String(maxPages)) }
+            if let incremental = source.incremental { field("incremental", incremental.canonicalDescription) }
+            if let primaryKey = source.primaryKey { field("primary_key", primaryKey.description) }
             for axis in source.matrix {
                 field("axis", axis.name)
                 for value in axis.values {

@@ -37,6 +37,7 @@ extension TestServer {
         GET /oauth/items?realm=R[&uses=K]&n=N&per_page=P   /paged/page for a realm's token (K uses each), else 401
         GET /oauth/stats?realm=R          {"token_requests", "auth", "scopes", "rejected"}
         GET /search/repositories?q=Q&per_page=K   the README's search: /paged/page over 250 items
+        GET /feed/NAME?since=DATE&per_page=K   a changing feed (updated_at, seq, ETag); see FeedEndpoint
         GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|token|next|link (delay,
                                           delay_page, jitter, fail_page); token: next_cursor "" at the end,
                                           end=null for null, loop_to=P for a cursor cycle back to page P

@@ -79,6 +79,8 @@ extension TestServer {
 final class RequestBook: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     private let log = Mutex(CircularBuffer<LoggedRequest>(initialCapacity: 1024))
+    /// The items of each `/feed/NAME` (``FeedEndpoint``).
+    let feeds = Mutex<[String: [FeedEndpoint.Item]]>([:])
 
     /// Counts one more request of `target` and returns its number, from 1.
     func nextAttempt(for target: String) -> Int {

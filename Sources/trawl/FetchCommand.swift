@@ -34,6 +34,7 @@ struct Fetch: AsyncParsableCommand {
 
     @OptionGroup(title: "Running on a cluster") var cluster: ClusterFlags
     @OptionGroup var detection: DetectFlags
+    @OptionGroup(title: "Incremental sync") var incremental: IncrementalFlags
 
     @Option(
         name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
@@ -138,6 +139,7 @@ struct Fetch: AsyncParsableCommand {
         if detection.only, jobFilePath != nil {
             throw ValidationError("--detect and --dry-run take a URL, not a job file")
         }
+        if jobFilePath != nil, !incremental.isEmpty { throw ValidationError(IncrementalFlags.jobFileMessage) }
         if output != nil, outputDirectory != nil { throw ValidationError("give -o or --output-dir, not both") }
         if let report, let output, Self.samePath(report, output) {
             throw ValidationError("--report \(report) names the output file too: give the report a file of its own")
@@ -256,6 +258,7 @@ struct Fetch: AsyncParsableCommand {
             matrix: axes)
         source.detectsPagination = detectsPagination
         source.detectsItems = detectsItems
+        try incremental.apply(to: &source)
         let job = Job(sources: [source])
         do {
             try job.validate()

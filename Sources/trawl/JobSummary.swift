@@ -33,6 +33,7 @@ enum JobSummary {
                 "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "
                     + String(format: "p50 %.1f ms", stats.latencyMs.p50))
         }
+        for (name, change) in (report.marks ?? [:]).sorted(by: { $0.key < $1.key }) { lines.append(change.line(name)) }
         for flag in report.flags.prefix(10) {
             lines.append("incomplete? \(flag.source) [\(flag.unit)]: \(flag.message)")
         }

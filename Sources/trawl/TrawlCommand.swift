@@ -14,6 +14,7 @@ struct TrawlCommand: AsyncParsableCommand {
             Extract.self,
             Bench.self,
             Serve.self,
+            StateCommand.self,
         ]
     )
 

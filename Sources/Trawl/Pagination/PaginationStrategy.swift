@@ -134,6 +134,8 @@ public struct PageResponse: Sendable {
     public var itemCount: Int
     public var captured: [JSONKeyPath: JSONValue]
     public var head: ResponseHead
+    /// The page holds an item older than an incremental walk's mark, newest first: no page after it is asked for.
+    package var pastMark = false
 
     public init(
         request: Request, position: PagePosition, itemCount: Int, captured: [JSONKeyPath: JSONValue],

@@ -67,6 +67,8 @@ package struct PagePlan: Sendable {
         case serial(reason: String)
         /// A serial page answered one of the stop statuses: the walk ended there.
         case stopStatus(Int)
+        /// A page of a newest-first incremental walk held an item older than the mark: the walk ended there.
+        case pastMark
     }
 
     private enum State: Sendable {
@@ -243,6 +245,7 @@ package struct PagePlan: Sendable {
                 return nil
             }
         }
+        defer { if page.pastMark { stopAtMark() } }
         switch state {
         case .awaitingFirst:
             count(page)
@@ -290,6 +293,21 @@ package struct PagePlan: Sendable {
             return
         }
         state = .failed(error)
+    }
+
+    /// Asks for no page after the one just completed (a newest-first walk past its mark); pages in flight end.
+    private mutating func stopAtMark() {
+        switch state {
+        case .serial(.some):
+            state = .serial(next: nil)
+            cut = .pastMark
+        case .planned where started < plan.count:
+            plan = plan.prefix(started)
+            pageTotal = started + 1
+            cut = .pastMark
+        default:
+            break
+        }
     }
 
     /// Ends the walk: nothing more is asked for.

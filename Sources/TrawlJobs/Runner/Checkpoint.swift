@@ -20,6 +20,9 @@ struct Checkpoint: Codable, Sendable {
     var complete = false
     /// Completeness flags of units already merged, by ordinal (those of other units are in their state).
     var flags: [String: [CompletenessFlag]]?
+    /// Incremental jobs: this run's id, and what the merged units of incremental sources read (by ordinal).
+    var run: String?
+    var incremental: [String: IncrementalProgress]?
 
     struct OutputState: Codable, Sendable, Equatable {
         /// Bytes that hold the first `merged` units, in job order: final.
@@ -58,6 +61,8 @@ struct Checkpoint: Codable, Sendable {
         /// Signs that the unit's collection is not all there (a cap reached, `incomplete_results`), kept with
         /// the pages they were found on so that a resumed run still reports them.
         var flags: [CompletenessFlag]?
+        /// An incremental source's unit: the largest cursor and the window's items read so far.
+        var incremental: IncrementalProgress?
 
         /// Adds `flag`, or replaces the earlier one of its kind in place (so the order stays that of discovery).
         mutating func setFlag(_ flag: CompletenessFlag) {

@@ -26,6 +26,8 @@ public struct JobReport: Sendable, Codable {
     public var outputs: [OutputRecord]
     /// The state directory holding the checkpoint (kept when the job did not complete).
     public var stateDirectory: String?
+    /// Incremental sources: the mark before and after this run, by source.
+    public var marks: [String: MarkChange]?
 
     public struct UnitCounts: Sendable, Codable {
         public var total = 0

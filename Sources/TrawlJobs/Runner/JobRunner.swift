@@ -108,16 +108,18 @@ public final class JobRunner: Sendable {
     /// Runs the job to the end; see the type's documentation.
     public func run() async throws -> JobReport {
         let startedAt = Date()
-        let selected = units.filter { options.unitFilter?($0) ?? true }
+        var selected = units.filter { options.unitFilter?($0) ?? true }
         let temporaryState = options.stateDirectory == nil
         let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
+        let incremental = try prepareIncremental(&selected)
         let slots = selected.map {
-            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0))
+            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0, run: incremental?.runID))
         }
-        let storeOptions = JobStore.Options(
+        var storeOptions = JobStore.Options(
             stateDirectory: stateDirectory, outputs: Array(Set(slots.map(\.output))), fingerprint: fingerprint,
             shard: options.shardLabel, withMeta: options.withMeta, restart: options.restart || temporaryState,
             redact: redact)
+        if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
         metrics.setUnits(total: selected.count, skipped: opened.merged.count)
@@ -134,6 +136,7 @@ public final class JobRunner: Sendable {
             outputs: closed.outputs, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
+        report.marks = try incremental.map { try commitIncremental($0, complete: closed.complete) }
         report.failures.sort { (ordinals[$0.unit] ?? 0, $0.pageIndex) < (ordinals[$1.unit] ?? 0, $1.pageIndex) }
         return report
     }
@@ -161,9 +164,11 @@ public final class JobRunner: Sendable {
         }
     }
 
-    private func outputPath(for unit: WorkUnit) -> String {
+    private func outputPath(for unit: WorkUnit, run: String?) -> String {
         switch options.output {
         case .file(let path): return path
+        case .directory(let directory) where run != nil && unit.incremental != nil:
+            return directory + "/" + unit.source + "/" + (run ?? "") + ".jsonl"
         case .directory(let directory): return directory + "/" + unit.source + ".jsonl"
         }
     }

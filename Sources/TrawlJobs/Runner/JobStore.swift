@@ -29,6 +29,8 @@ final class JobStore: Sendable {
         var withMeta: Bool
         var restart: Bool
         var redact: @Sendable (String) -> String
+        /// An incremental run's id, kept in the checkpoint.
+        var runID: String? = nil
     }
 
     /// One unit of this run: its ordinal, id and output.
@@ -141,6 +143,7 @@ final class JobStore: Sendable {
         try refuseLink(segmentDirectory)
         var checkpoint = existing ?? Checkpoint(
             fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
+        if checkpoint.run == nil { checkpoint.run = options.runID }
         let writer = WriterState(checkpoint: checkpoint)
         writer.lock = lock
         var merged = Set<Int>()
@@ -438,6 +441,7 @@ final class JobStore: Sendable {
                 if let flags = unit.flags, !flags.isEmpty {
                     writer.checkpoint.flags = (writer.checkpoint.flags ?? [:]).merging([String(ordinal): flags]) { $1 }
                 }
+                writer.checkpoint.keepIncremental(of: unit, ordinal: ordinal)
                 writer.checkpoint.units[String(ordinal)] = nil
                 state.merged += 1
                 changed = true

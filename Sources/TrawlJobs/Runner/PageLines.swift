@@ -14,6 +14,8 @@ struct PageLines: Sendable {
     var latency: Duration
     /// `scheme://host:port` of the request, set by the unit driver (which already knows it) for per-host counts.
     var host = ""
+    /// For an incremental source: the items kept and the cursors read (`lines` holds only the kept items).
+    var incremental: IncrementalWindow.Page?
 }
 
 /// Turns the items of one page into JSONL lines as its body streams through the ``PageExchange``; a page is the
@@ -27,6 +29,8 @@ struct PageLinesReader: Sendable {
     let metaPrefix: (@Sendable (Int) -> [UInt8])?
     /// Side fields written into each metadata line (`"side":{…}`), read from the page once it has ended.
     var side: [JSONKeyPath] = []
+    /// An incremental source's window: items outside it, or written unchanged by an earlier run, are dropped.
+    var window: IncrementalWindow?
 
     init(
         client: Client, items: JSONKeyPath, capture: [JSONKeyPath], maxPageBytes: Int,
@@ -47,6 +51,10 @@ struct PageLinesReader: Sendable {
             into: &lines, limit: maxPageBytes, hint: "raise --max-page-bytes or ask for smaller pages")
         {}
         let response = try await page.readToEnd { _ in }  // the body has ended: the page as the strategy sees it
+        let incremental = try window.map { window throws(PaginationError) in
+            try window.page(lines, request: pageRequest, index: index, url: page.head.url)
+        }
+        if let incremental { lines = incremental.lines }
         if let metaPrefix {
             // Compact JSON has no raw newline inside a value: each one ends an item's line.
             let ends = lines.indices.filter { lines[$0] == UInt8(ascii: "\n") }
@@ -54,7 +62,7 @@ struct PageLinesReader: Sendable {
         }
         return PageLines(
             lines: lines, itemCount: response.itemCount, captured: response.captured, head: page.head,
-            bodyBytes: page.byteCount, latency: ContinuousClock.now - start)
+            bodyBytes: page.byteCount, latency: ContinuousClock.now - start, incremental: incremental)
     }
 
     /// Wraps each item line: `PREFIX ITEM ,"side":{…} }` (the side object only when side fields were asked for).

@@ -22,7 +22,7 @@ final class CommitPipeline {
 
     func submit(_ page: PageLines, state: Checkpoint.UnitState) async throws {
         let commit = driver.store.submitPage(ordinal: driver.unit.ordinal, lines: page.lines, state: state)
-        pending.append((commit, page.itemCount, page.host, page.lines.count))
+        pending.append((commit, page.incremental?.kept ?? page.itemCount, page.host, page.lines.count))
         pendingBytes += page.lines.count
         while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
             try await drainOne()
@@ -65,6 +65,7 @@ struct UnitDriver: Sendable {
             metaPrefix: meta)
         reader.side = unit.side
         reader.exchange.stub = runner.options.firstPages
+        reader.window = unit.window
         return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
 
@@ -172,13 +173,15 @@ struct UnitDriver: Sendable {
         _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
         state: inout Checkpoint.UnitState, commits: CommitPipeline
     ) async throws {
-        let response = PageResponse(
+        var response = PageResponse(
             request: page.request, position: page.position, itemCount: fetched.itemCount,
             captured: fetched.captured, head: fetched.head)
+        response.pastMark = unit.incremental?.order == .desc && fetched.incremental?.reachedOlder == true
         let isFirst = state.pages == 0
         plan.completed(response)
         if let failure = plan.failure { throw failure }
         noteIncompleteResults(fetched, index: index, state: &state)
+        noteIncremental(fetched, state: &state)
         state.pages = plan.pagesCompleted
         state.items = plan.itemsCompleted
         if isFirst {

@@ -1,0 +1,108 @@
+import Foundation
+import Trawl
+import TrawlEngine
+
+/// An incremental source's mark in a run's report.
+public struct MarkChange: Sendable, Codable, Equatable {
+    /// The committed mark when the run started (`nil`: none yet, the run started at `initial`).
+    public var before: String?
+    /// The mark after the run: advanced only when the run's output was committed (else equal to `before`).
+    public var after: String?
+    /// The value sent as the incremental parameter (the mark minus the lookback, or `initial`).
+    public var since: String
+    /// This run's id (with `--output-dir`, its items are in `DIR/SOURCE/RUN.jsonl`).
+    public var run: String
+    /// Whether the run committed, and so moved the mark.
+    public var committed: Bool
+
+    /// `mark NAME: BEFORE -> AFTER (…)` for the summary.
+    public func line(_ source: String) -> String {
+        let state = committed ? "committed" : "not committed: the mark stays"
+        return "mark \(source): \(before ?? "(none)") -> \(after ?? "(none)") (run \(run), since=\(since); \(state))"
+    }
+}
+
+/// An incremental run: its id, whether it starts afresh, and each source's mark and window start.
+struct IncrementalRun: Sendable {
+    var runID: String
+    var restart: Bool
+    var before: [String: String?]
+    var since: [String: String]
+    var lookbacks: [String: String?]
+}
+
+extension JobRunner {
+    /// For a job with incremental sources: commits the marks of a complete earlier run that a crash kept from
+    /// being applied, decides whether this run resumes an unfinished one (same run id, same window) or starts a
+    /// new one, and sets each incremental unit's window start (`param=`) and the items already written.
+    func prepareIncremental(_ units: inout [WorkUnit]) throws -> IncrementalRun? {
+        guard units.contains(where: { $0.incremental != nil }) else { return nil }
+        guard let directory = options.stateDirectory else {
+            throw JobError.state(
+                "incremental sources need a state directory: the mark lives there between runs",
+                hint: "pass --state DIR, the same directory on every run")
+        }
+        let marks = MarkStore(stateDirectory: directory)
+        var lookbacks: [String: String?] = [:]
+        for unit in units { if let spec = unit.incremental { lookbacks[unit.source] = spec.lookback } }
+        let existing = (try? DurableFiles.read(directory + "/checkpoint.json")).flatMap { bytes in
+            bytes.flatMap { try? JSONDecoder().decode(Checkpoint.self, from: Data($0)) }
+        }
+        var run = IncrementalRun(
+            runID: Self.newRunID(), restart: options.restart, before: [:], since: [:], lookbacks: lookbacks)
+        if let existing, existing.complete {
+            // The last run finished: its output is committed, so its marks are too (again, if a crash came between).
+            _ = try marks.commit(existing, lookbacks: lookbacks)
+            run.restart = true
+        } else if let existing, !options.restart, let id = existing.run {
+            run.runID = id
+        }
+        let file = try marks.load()
+        for index in units.indices {
+            guard let spec = units[index].incremental else { continue }
+            let source = units[index].source
+            let committed = file.sources[source]
+            let start = spec.windowStart(mark: committed?.mark)
+            guard let value = CursorValue(start) else {
+                throw JobError.state(
+                    "the mark of \(source) in \(marks.path), '\(start)', is neither an ISO-8601 date nor an integer",
+                    hint: "set it with trawl state set --state \(directory) \(source) VALUE, or reset it")
+            }
+            run.before[source] = committed?.mark
+            run.since[source] = start
+            units[index].request = units[index].request.settingQuery(spec.param, to: start)
+            units[index].window = IncrementalWindow(
+                spec: spec, source: source, start: value, primaryKey: units[index].primaryKey,
+                seen: committed?.window ?? [:])
+        }
+        return run
+    }
+
+    /// After the run: the marks it committed (when complete), before and after, by source.
+    func commitIncremental(_ run: IncrementalRun, complete: Bool) throws -> [String: MarkChange] {
+        var after = run.before
+        if complete, let directory = options.stateDirectory {
+            let bytes = try DurableFiles.read(directory + "/checkpoint.json") ?? []
+            let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+            let file = try MarkStore(stateDirectory: directory).commit(checkpoint, lookbacks: run.lookbacks)
+            for source in run.before.keys { after[source] = file.sources[source]?.mark }
+        }
+        var changes: [String: MarkChange] = [:]
+        for (source, before) in run.before {
+            changes[source] = MarkChange(
+                before: before, after: after[source] ?? nil, since: run.since[source] ?? "", run: run.runID,
+                committed: complete)
+        }
+        return changes
+    }
+
+    /// `20241125T144416Z-3fa9c1`: sorts by start time; the suffix keeps two runs of one second apart.
+    static func newRunID() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let suffix = String(UInt32.random(in: 0...0xFF_FFFF), radix: 16)
+        return formatter.string(from: Date()) + "-" + String(repeating: "0", count: 6 - suffix.count) + suffix
+    }
+}
