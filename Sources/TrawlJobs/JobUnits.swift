@@ -49,8 +49,9 @@ extension Job {
                     sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
                     request: request, pagination: source.pagination, items: source.items, side: source.side,
                     maxItems: source.maxItems, maxPages: source.maxPages,
-                    tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options,
-                    incremental: source.incremental, primaryKey: source.primaryKey))
+                    tls: settings.tls.overlaid(with: source.tls ?? TLSSettings()).options))
+                (units[units.count - 1].incremental, units[units.count - 1].primaryKey) =
+                    (source.incremental, source.primaryKey)
                 units[units.count - 1].auth = auth
             }
         }

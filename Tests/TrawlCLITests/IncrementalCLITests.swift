@@ -100,6 +100,30 @@ struct IncrementalCLITests {
         }
     }
 
+    @Test("a run with a page that fails leaves the mark; the retry commits that run's window")
+    func failedRunLeavesMark() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("f", count: 5)
+            #expect(try await trawl(incrementalArguments(server, "f", output: ["-o", "run1.jsonl"]), in: workspace)
+                .status == 0)
+            server.feedAdd("f", count: 30)
+            // A page larger than --max-page-bytes fails for good: the run ends with exit 1, not committed.
+            let arguments = incrementalArguments(server, "f", output: ["-o", "run2.jsonl"])
+            let failed = try await trawl(arguments + ["--max-page-bytes", "200"], in: workspace)
+            #expect(failed.status == 1)
+            #expect(try mark(workspace, "f") == "2024-01-01T00:04:00Z")
+            let change = try #require((try report(workspace, "report.json")["marks"] as? [String: Any])?["f"])
+            #expect((change as? [String: Any])?["committed"] as? Bool == false)
+            #expect((change as? [String: Any])?["after"] as? String == "2024-01-01T00:04:00Z")
+            let retry = try await trawl(arguments, in: workspace)
+            #expect(retry.status == 0, "\(retry.stderr)")
+            #expect(workspace.text("run2.jsonl") == feedLines(server, "f", ids: Array(5..<35)))
+            #expect(try mark(workspace, "f") == "2024-01-01T00:34:00Z")
+        }
+    }
+
     @Test("lookback re-reads the window; with primary_key only new or changed items are written again")
     func lookbackWithPrimaryKey() async throws {
         try await TestServer.with { server in
