@@ -62,6 +62,10 @@ public struct JobSource: Sendable, Hashable {
     /// Incremental sync (`incremental:`) and the items' identity (`primary_key:`), see ``IncrementalSpec``.
     public var incremental: IncrementalSpec?
     public var primaryKey: JSONKeyPath?
+    /// The source whose items this one's URLs come from (`parent:`; see `JobFile+Parent.swift`).
+    public var parent: String?
+    /// Parent fields copied into each child item under `_parent` (`include_from_parent:`).
+    public var includeFromParent: [JSONKeyPath] = []
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
@@ -199,4 +203,6 @@ public struct WorkUnit: Sendable {
     public var incremental: IncrementalSpec? = nil
     public var primaryKey: JSONKeyPath? = nil
     var window: IncrementalWindow? = nil
+    /// A child unit's `"_parent":{…}` member (`include_from_parent:`), put first in each of its items.
+    var parentFields: [UInt8]? = nil
 }

@@ -90,7 +90,7 @@ struct JobFileReader {
     ]
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
-        "tls", "auth", "incremental", "primary_key",
+        "tls", "auth", "incremental", "primary_key", "parent", "include_from_parent",
     ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
@@ -251,6 +251,7 @@ struct JobFileReader {
         source.detectsPagination = detectsPagination
         source.detectsItems = detectsItems
         try incremental(fields, field, into: &source)
+        try parentKeys(fields, into: &source, field)
 
         // Templates and environment, pointing at the node at fault.
         func nodeAt(_ subfield: String?) -> Node {

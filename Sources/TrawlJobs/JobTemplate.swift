@@ -46,9 +46,11 @@ struct JobTemplate: Sendable, Hashable {
             }
             if scalar == "{" {
                 var end = Self.identifierEnd(scalars, from: index + 1)
-                if end > index + 1, end + 1 < scalars.count, scalars[end] == "." {
+                // `{axis.end}`, or a parent item's key path `{users.owner.login}`.
+                while end > index + 1, end + 1 < scalars.count, scalars[end] == "." {
                     let fieldEnd = Self.identifierEnd(scalars, from: end + 1)
-                    if fieldEnd > end + 1 { end = fieldEnd }
+                    guard fieldEnd > end + 1 else { break }
+                    end = fieldEnd
                 }
                 if end > index + 1 {
                     if end < scalars.count, scalars[end] == "}" {

@@ -23,7 +23,7 @@ extension Job {
         try checkUnitCount()
         var units: [WorkUnit] = []
         var ids: Set<String> = []
-        for (sourceIndex, source) in sources.enumerated() {
+        for (sourceIndex, source) in sources.enumerated() where source.parent == nil {
             let field = "sources[\(sourceIndex)]"
             let templates = try source.templates(field: field)
             let auth = try source.resolvedAuth(settings: settings, environment: environment, field: field)
@@ -95,6 +95,7 @@ extension Job {
             try source.incremental?.validate(field: "\(field).incremental")
             _ = try source.templates(field: field)
         }
+        try validateParents()
     }
 }
 
@@ -180,7 +181,7 @@ extension JobSource {
             })
         let known = Set(parameterNames)
         for (name, template) in templates.all {
-            for parameter in template.parameters where !known.contains(parameter) {
+            for parameter in template.parameters where !known.contains(parameter) && !isParentParameter(parameter) {
                 let hint =
                     matrix.isEmpty
                     ? "this source has no matrix; define the axis under matrix:"

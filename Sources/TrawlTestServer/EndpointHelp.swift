@@ -36,6 +36,8 @@ extension TestServer {
         POST /oauth/token?realm=R&id=I&secret=S[&ttl=T][&delay_ms=D]   OAuth2 client credentials (basic or post)
         GET /oauth/items?realm=R[&uses=K]&n=N&per_page=P   /paged/page for a realm's token (K uses each), else 401
         GET /oauth/stats?realm=R          {"token_requests", "auth", "scopes", "rejected"}
+        GET /family/list?items=JSON&per_page=K        the given JSON array, paginated ({"items", "total_pages"})
+        GET /family/kids/SEG?n=N&per_page=K[&fail=SEG]   N children {"parent":SEG,"k":i} of the raw segment
         GET /search/repositories?q=Q&per_page=K   the README's search: /paged/page over 250 items
         GET /feed/NAME?since=DATE&per_page=K   a changing feed (updated_at, seq, ETag); see FeedEndpoint
         GET /paged/STYLE?n=N&per_page=K   N items paginated as page|offset|cursor|token|next|link (delay,

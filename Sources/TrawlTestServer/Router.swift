@@ -69,6 +69,7 @@ enum Router {
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
         case ("oauth", 2): return OAuthEndpoint.response(for: request, book: book)
         case ("feed", 2): return FeedEndpoint.response(for: request, name: segments[1], book: book)
+        case ("family", _): return FamilyEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("shapes", 2): return ShapedAPI.response(for: request, shape: segments[1])
         case ("search", 2) where segments[1] == "repositories":

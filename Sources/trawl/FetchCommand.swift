@@ -221,9 +221,12 @@ struct Fetch: AsyncParsableCommand {
         if let jobFile = jobFilePath {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
-            } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true {
-                // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o. Every
-                // other mistake in the file's content (a URL past the length cap included) is a job file error (1).
+            } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true
+                || error.field?.hasSuffix("].parent") == true
+            {
+                // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o; an
+                // unknown parent: or a cycle of parents too. Every other mistake in the file's content (a URL past
+                // the length cap included) is a job file error (1).
                 throw ValidationError("\(error)")
             } catch {
                 throw CLIFailure("error: \(error)")

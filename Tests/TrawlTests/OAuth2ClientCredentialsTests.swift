@@ -129,6 +129,21 @@ struct OAuth2ClientCredentialsTests {
         }
     }
 
+    @Test("a late 401 for a token already replaced keeps the new token")
+    func lateUnauthorized() async throws {
+        try await withServer { server in
+            let realm = "late-\(UUID().uuidString.prefix(8))"
+            let oauth = try adapter(server, realm: realm)
+            let first = try await oauth.token()
+            oauth.invalidate(first)
+            let second = try await oauth.token()
+            #expect(second != first)
+            oauth.invalidate(first)  // another page rejected with the first token answers late
+            #expect(try await oauth.token() == second)
+            #expect(try await OAuthStats.of(realm, server).token_requests == 2)
+        }
+    }
+
     @Test("bad client credentials fail with the server's error and token_url, never the secret, and stick")
     func badCredentials() async throws {
         try await withServer { server in

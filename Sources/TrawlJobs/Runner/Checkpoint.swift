@@ -23,6 +23,8 @@ struct Checkpoint: Codable, Sendable {
     /// Incremental jobs: this run's id, and what the merged units of incremental sources read (by ordinal).
     var run: String?
     var incremental: [String: IncrementalProgress]?
+    /// Bytes of each parent unit's children file (`children/SOURCE-PARENT.jsonl`), by seal key.
+    var children: [String: Int64]?
 
     struct OutputState: Codable, Sendable, Equatable {
         /// Bytes that hold the first `merged` units, in job order: final.

@@ -182,6 +182,9 @@ final class JobMetrics: Sendable {
     /// Latencies kept per scope for percentiles; beyond it, a reservoir sample.
     private static let latencyCap = 50_000
 
+    /// Child units found as their parents' pages arrived.
+    func addUnits(_ count: Int) { state.withLock { $0.progress.unitsTotal += count } }
+
     func setUnits(total: Int, skipped: Int) {
         state.withLock {
             $0.progress.unitsTotal = total

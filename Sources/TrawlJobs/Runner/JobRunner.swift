@@ -39,6 +39,8 @@ public struct JobRunOptions: Sendable {
     public var client: Client?
     /// Pages already fetched (a detected first page), answered instead of the network, each once.
     public var firstPages: (@Sendable (Request) async throws -> RawResponse?)?
+    /// Sources with `parent:` (`Job.dependents(environment:)`): their units come from their parents' items.
+    public var dependents: [DependentSource] = []
 
     public init(
         output: JobOutput, stateDirectory: String? = nil,
@@ -76,6 +78,7 @@ public final class JobRunner: Sendable {
     let scheduler: RequestScheduler
     let policy: RetryPolicy
     let authorizers: JobAuthorizers
+    let childPlan: ChildPlan?
 
     /// A runner for explicit units (`Job.units(environment:)` makes them); `redact`/`unredact` hide secrets in
     /// everything persisted.
@@ -93,6 +96,7 @@ public final class JobRunner: Sendable {
         let authorizers = JobAuthorizers(units: units, client: clients.shared)
         self.authorizers = authorizers
         self.redact = { authorizers.redact(redact($0)) }
+        childPlan = Self.makeChildPlan(units: units, options: options)
         scheduler = RequestScheduler(
             concurrency: settings.concurrency, perHost: settings.perHost,
             rate: settings.localRate(shards: options.shardCount), maxWait: settings.maxWait)
@@ -108,24 +112,38 @@ public final class JobRunner: Sendable {
     /// Runs the job to the end; see the type's documentation.
     public func run() async throws -> JobReport {
         let startedAt = Date()
-        var selected = units.filter { options.unitFilter?($0) ?? true }
+        var selected = units.filter { options.unitFilter?($0) ?? true || childPlan?.isParent($0) == true }
         let temporaryState = options.stateDirectory == nil
         let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
         let incremental = try prepareIncremental(&selected)
-        let slots = selected.map {
-            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0, run: incremental?.runID))
+        let elsewhere = stateDirectory + "/parents-of-other-shards.jsonl"  // items another shard writes
+        let unitSlots = selected.map {
+            let discovery = childPlan?.discoveryOnly.contains($0.ordinal) == true
+            return JobStore.UnitSlot(
+                ordinal: $0.ordinal, id: $0.id, output: discovery ? elsewhere : outputPath(for: $0, run: incremental?.runID))
         }
+        let slots = childPlan?.slots(unitSlots, selected: selected) ?? unitSlots
         var storeOptions = JobStore.Options(
             stateDirectory: stateDirectory, outputs: Array(Set(slots.map(\.output))), fingerprint: fingerprint,
             shard: options.shardLabel, withMeta: options.withMeta, restart: options.restart || temporaryState,
             redact: redact)
         if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
+        if let childPlan { storeOptions.expandChildren = { childPlan.expand($0, $1) } }
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
-        metrics.setUnits(total: selected.count, skipped: opened.merged.count)
+        let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count
+        metrics.setUnits(total: selected.count, skipped: skipped)
 
-        var counts = JobReport.UnitCounts(total: selected.count, skipped: opened.merged.count)
-        let outcomes = try await runUnits(pending, saved: opened.saved, store: store)
+        var counts = JobReport.UnitCounts(total: selected.count, skipped: skipped)
+        let outcomes: [Bool]
+        if let childPlan {
+            outcomes = try await runWithChildren(
+                pending, saved: opened.saved, merged: opened.merged, store: store, plan: childPlan,
+                run: { unit, state in try await self.runUnit(unit, saved: state, store: store) })
+            counts.total = skipped + outcomes.count
+        } else {
+            outcomes = try await runUnits(pending, saved: opened.saved, store: store)
+        }
         counts.done = outcomes.filter { !$0 }.count
         counts.failed = outcomes.filter { $0 }.count
         await scheduler.cancelAll()
@@ -133,7 +151,7 @@ public final class JobRunner: Sendable {
         if closed.complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
         var report = metrics.report(
             startedAt: startedAt, complete: closed.complete, resumed: opened.resumed, units: counts,
-            outputs: closed.outputs, flags: closed.flags,
+            outputs: closed.outputs.filter { !$0.path.hasPrefix(stateDirectory + "/") }, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
         report.marks = try incremental.map { try commitIncremental($0, complete: closed.complete) }
@@ -185,7 +203,7 @@ public final class JobRunner: Sendable {
     // MARK: - One unit
 
     /// Walks one unit from its saved state; returns whether it failed.
-    private func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
+    func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
         let driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
@@ -237,7 +255,7 @@ extension JobRunner {
         let redactor = job.redactor(environment: options.environment)
         self.init(
             units: try job.units(environment: options.environment), fingerprint: job.fingerprint,
-            settings: job.settings, options: options,
+            settings: job.settings, options: try options.withDependents(of: job),
             // Secrets from the environment become ${NAME} (and come back on resume); secrets written literally in
             // a URL (userinfo, api_key=…, token=…) become REDACTED, restored on resume from the job's own URL.
             redact: { Redaction.text(redactor.redact($0), names: Redaction.defaultQueryNames) },

@@ -31,6 +31,8 @@ final class JobStore: Sendable {
         var redact: @Sendable (String) -> String
         /// An incremental run's id, kept in the checkpoint.
         var runID: String? = nil
+        /// The child units recorded for a seal's parent unit (`JobStore+Children.swift`), on resume.
+        var expandChildren: (@Sendable (SealKey, [[UInt8]]) -> [UnitSlot])?
     }
 
     /// One unit of this run: its ordinal, id and output.
@@ -38,6 +40,8 @@ final class JobStore: Sendable {
         var ordinal: Int
         var id: String
         var output: String
+        /// Set on the seal of a parent unit's children (see `JobStore+Children.swift`).
+        var seal: SealKey? = nil
     }
 
     /// What the store found when it opened: units to skip or resume.
@@ -60,12 +64,14 @@ final class JobStore: Sendable {
         var flags: [CompletenessFlag]
     }
 
-    private enum Operation {
+    enum Operation {
         case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: PendingCommit)
+        /// A parent page's children, written in the same batch as the page that follows it.
+        case children(ChildBatch)
         case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
     }
 
-    private struct Queue {
+    struct Queue {
         var operations: [Operation] = []
         var closed = false
         var stopped = false
@@ -73,7 +79,7 @@ final class JobStore: Sendable {
     }
 
     /// Owned by the writer thread after `open`.
-    private final class WriterState: @unchecked Sendable {
+    final class WriterState: @unchecked Sendable {
         var checkpoint: Checkpoint
         var outputFiles: [String: DurableFile] = [:]
         var segments: [Int: DurableFile] = [:]
@@ -86,14 +92,17 @@ final class JobStore: Sendable {
         var slots: [Int: UnitSlot] = [:]
         var failure: (any Error)?
         var closed: Closed?
+        /// Children files by seal key, and the seals of each parent unit.
+        var children: [SealKey: DurableFile] = [:]
+        var seals: [Int: [UnitSlot]] = [:]
 
         init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
     }
 
     let options: Options
-    private let queue = Mutex(Queue())
-    private let signal = DispatchSemaphore(value: 0)
-    private let writer: WriterState
+    let queue = Mutex(Queue())
+    let signal = DispatchSemaphore(value: 0)
+    let writer: WriterState
     private let checkpointPath: String
     private let segmentDirectory: String
 
@@ -153,6 +162,8 @@ final class JobStore: Sendable {
             writer.slots[unit.ordinal] = unit
         }
         writer.order = order
+        try openChildren(writer, checkpoint: checkpoint, options: options)
+        order = writer.order
         for output in Set(units.map(\.output)) {
             var state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
             // A provisional tail (an earlier run's, which ended with failures) is cut off below.
@@ -240,7 +251,7 @@ final class JobStore: Sendable {
         return writer.closed ?? Closed(complete: false, outputs: [], flags: [])
     }
 
-    private func enqueue(_ operation: Operation) {
+    func enqueue(_ operation: Operation) {
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
             queue.operations.append(operation)
@@ -253,6 +264,7 @@ final class JobStore: Sendable {
             switch operation {
             case .page(_, _, _, let done): done.complete(.failure(closed))
             case .unit(_, _, let done): done.resume(throwing: closed)
+            case .children: break
             }
         }
     }
@@ -383,7 +395,10 @@ final class JobStore: Sendable {
                     recorded.pageDigest = SegmentIndex.digest(
                         writer.checkpoint.units[String(ordinal)]?.pageDigest, adding: record)
                     writer.checkpoint.units[String(ordinal)] = recorded
+                case .children(let batch):
+                    try writeChildren(batch)
                 case .unit(let ordinal, let state, _):
+                    if state.status == .done { sealChildren(of: ordinal) }
                     var recorded = state
                     recorded.segment = writer.segments[ordinal]?.length ?? 0
                     recorded.pageDigest = writer.checkpoint.units[String(ordinal)]?.pageDigest
@@ -394,6 +409,7 @@ final class JobStore: Sendable {
                 try segment.sync()
                 try writer.indexes[ordinal]?.sync()
             }
+            for file in writer.children.values { try file.sync() }
             let mergedSegments = try merge()
             try writeCheckpoint()
             for path in mergedSegments { try? FileManager.default.removeItem(atPath: path) }
@@ -405,6 +421,7 @@ final class JobStore: Sendable {
             switch operation {
             case .page(_, _, _, let done): done.complete(result)
             case .unit(_, _, let done): done.resume(with: result)
+            case .children: break
             }
         }
     }
@@ -460,7 +477,7 @@ final class JobStore: Sendable {
 
     /// Creates `path` (and missing parents) and `fsync`s the parent of each directory created, so the files the
     /// checkpoint names cannot lose their directory in a power loss.
-    private static func createDirectoryDurably(_ path: String) throws {
+    static func createDirectoryDurably(_ path: String) throws {
         let manager = FileManager.default
         var missing: [String] = []
         var current = (path as NSString).standardizingPath
@@ -473,7 +490,7 @@ final class JobStore: Sendable {
         for directory in missing.reversed() { try DurableFiles.syncDirectory(containing: directory) }
     }
 
-    private func writeCheckpoint() throws {
+    func writeCheckpoint() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(writer.checkpoint)

@@ -24,6 +24,8 @@ struct PageLinesReader: Sendable {
     var exchange: PageExchange
     /// Adds the unit's OAuth2 token to each page (see `authorized(by:)`).
     var authorizer: PageAuthorizer?
+    /// A child unit's `"_parent":{…}` member, put first in each item (`include_from_parent:`).
+    var parentFields: [UInt8]?
     let maxPageBytes: Int
     /// `{"source":…,"unit":…,"page":N,"item":` when lines carry metadata.
     let metaPrefix: (@Sendable (Int) -> [UInt8])?
@@ -55,6 +57,7 @@ struct PageLinesReader: Sendable {
             try window.page(lines, request: pageRequest, index: index, url: page.head.url)
         }
         if let incremental { lines = incremental.lines }
+        if let parentFields { lines = Self.addingParent(parentFields, to: lines) }
         if let metaPrefix {
             // Compact JSON has no raw newline inside a value: each one ends an item's line.
             let ends = lines.indices.filter { lines[$0] == UInt8(ascii: "\n") }

@@ -20,8 +20,10 @@ final class CommitPipeline {
 
     init(driver: UnitDriver) { self.driver = driver }
 
-    func submit(_ page: PageLines, state: Checkpoint.UnitState) async throws {
-        let commit = driver.store.submitPage(ordinal: driver.unit.ordinal, lines: page.lines, state: state)
+    func submit(_ page: PageLines, state: Checkpoint.UnitState, children: [ChildBatch] = []) async throws {
+        let ordinal = driver.unit.ordinal
+        let lines = driver.runner.childPlan?.discoveryOnly.contains(ordinal) == true ? [] : page.lines
+        let commit = driver.store.submitPage(ordinal: ordinal, lines: lines, state: state, children: children)
         pending.append((commit, page.incremental?.kept ?? page.itemCount, page.host, page.lines.count))
         pendingBytes += page.lines.count
         while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
@@ -66,6 +68,7 @@ struct UnitDriver: Sendable {
         reader.side = unit.side
         reader.exchange.stub = runner.options.firstPages
         reader.window = unit.window
+        reader.parentFields = unit.parentFields
         return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
 
@@ -194,7 +197,9 @@ struct UnitDriver: Sendable {
             }
         }
         if !plan.isPlanned { state.next = plan.nextSerial.map { StoredPageRequest($0, redact: runner.redact) } }
-        try await commits.submit(fetched, state: state)
+        let children = runner.childPlan?.batches(
+            for: unit, lines: fetched.lines, firstIndex: state.items - fetched.itemCount) ?? []
+        try await commits.submit(fetched, state: state, children: children)
     }
 
     /// Flags a planned walk cut by `max_pages` or `max_items`.
