@@ -87,7 +87,7 @@ struct JobFileReader {
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
         "trusted_origins", "sensitive_headers", "stop_on_status",
         "connect_timeout_s", "tls", "http", "auth",
-    ]
+    ] + clusterSettingsKeys
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
         "tls", "auth", "incremental", "primary_key", "parent", "include_from_parent",
@@ -171,6 +171,7 @@ struct JobFileReader {
             case "tls": settings.tls = try tls(value, field)
             case "http": settings.http = try http(value, field)
             case "auth": settings.auth = try auth(value, field)
+            case _ where Self.clusterSettingsKeys.contains(key): try clusterSetting(key, value, into: &settings)
             default: settings.timeout = try seconds(value, field, positive: true)
             }
         }

@@ -4,6 +4,29 @@ import TrawlJobs
 
 /// `trawl fetch`'s flags for running a job past one machine, on top of a job file's `settings`.
 struct ClusterFlags: ParsableArguments {
+    @Option(
+        name: .customLong("rate-store"),
+        help: """
+            Share --rate and the host pauses (Retry-After, rate-limit headers) with every process of the same job \
+            naming this store: redis://HOST:PORT[/DB] (over the job file's settings.rate_store).
+            """)
+    var rateStore: String?
+
+    func validate() throws {
+        if let rateStore {
+            do {
+                _ = try RateStoreAddress.parse(rateStore)
+            } catch {
+                throw ValidationError("--rate-store: \(error)")
+            }
+        }
+    }
+
+    /// The job's settings with these flags over them.
+    func apply(to settings: inout JobSettings) {
+        if let rateStore, let address = try? RateStoreAddress.parse(rateStore) { settings.rateStore = address }
+    }
+
     /// Says on stderr, before anything else, what a shard does differently from a whole run (its share of the
     /// rate when no store shares the budget).
     func announce(_ settings: JobSettings, shard: Shard?) {

@@ -156,6 +156,7 @@ struct Fetch: AsyncParsableCommand {
         var job = try loadJob(environment: environment)
         applyOverrides(to: &job.settings)
         walk.apply(to: &job.settings)
+        cluster.apply(to: &job.settings)
         applyTLS(to: &job, environment: environment)
         var firstPages: [DetectedFirstPage] = []
         if job.sources.contains(where: { $0.detectsPagination || $0.detectsItems }) {

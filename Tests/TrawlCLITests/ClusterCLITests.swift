@@ -53,3 +53,119 @@ struct ShardRateCLITests {
         }
     }
 }
+
+@Suite("trawl fetch past one machine: one rate budget through a real redis-server", .timeLimit(.minutes(3)))
+struct RateStoreCLITests {
+    @Test("two shards sharing --rate R through --rate-store send R requests/s in all at the server (±10%)")
+    func twoShardsShareOneBudget() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Two of three shards run: sharing the budget, they use all of it (with local shares they would send
+            // only 2/3 of it; each with the whole rate, twice it).
+            try workspace.write("job.yaml", clusterJob(server, units: 240, settings: "per_host: 32, concurrency: 32"))
+            let shards = try (0..<2).map { index in
+                try TrawlProcess(
+                    ["fetch", "job.yaml", "-q", "-o", "out-\(index).jsonl", "--rate", "30", "--shard", "\(index)/3",
+                     "--rate-store", redis.url], in: workspace, environment: [:])
+            }
+            for shard in shards {
+                let status = try await shard.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(shard.stderr)")
+                #expect(shard.stderr.isEmpty, "a shard with a store divides nothing: \(shard.stderr)")
+            }
+            let pacing = RequestPacing(server.requestLog.map(\.receivedAt))
+            #expect(pacing.count > 120 && pacing.count < 200, "\(pacing.count) units in shards 0/3 and 1/3 of 240")
+            expectPaced(pacing, rate: 30)
+            // Namespaced by the job and expiring: nothing is left for long.
+            let keys = try await redis.keysWithTTL()
+            #expect(!keys.isEmpty)
+            #expect(keys.keys.allSatisfy { $0.hasPrefix("trawl:") }, "\(keys)")
+            #expect(keys.values.allSatisfy { $0 > 0 && $0 <= 10_000 }, "\(keys)")
+        } }
+    }
+
+    @Test("a store killed mid-run: the shard warns once, keeps to its rate/N share, and rejoins when it is back")
+    func storeLostFallsBackToTheShare() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write("job.yaml", clusterJob(server, units: 200, settings: "per_host: 32, concurrency: 32"))
+            let shard = try TrawlProcess(
+                ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--rate", "20", "--shard", "0/2",
+                 "--rate-store", redis.url], in: workspace, environment: [:])
+            #expect(try await waitUntil(shard) { server.requestLog.count >= 30 })
+            await redis.kill()
+            let killed = ContinuousClock.now
+            try await Task.sleep(for: .seconds(2))
+            try await redis.restart()
+            let restarted = ContinuousClock.now
+            let status = try await shard.wait(timeout: .seconds(60))
+            #expect(status == 0, "\(shard.stderr)")
+            let lines = shard.stderr.split(separator: "\n")
+            #expect(lines.filter { $0.contains("does not answer") }.count == 1, "\(shard.stderr)")
+            #expect(lines.filter { $0.contains("answers again") }.count == 1, "\(shard.stderr)")
+            // Without the store: 10 requests/s (20 split between 2 shards), no burst of what the local bucket
+            // saved up while the store held the budget (10 more). Slack: 2 requests that took their token from the
+            // store just before it died, and 3 for a server thread reading a backlog at once.
+            let outage = server.requestLog.filter { $0.receivedAt > killed && $0.receivedAt < restarted }
+            let outageTime = (restarted - killed).components
+            let seconds = Double(outageTime.seconds) + Double(outageTime.attoseconds) * 1e-18
+            #expect(outage.count >= 5, "the shard went on without the store")
+            #expect(Double(outage.count) <= 10 * seconds + 5, "\(outage.count) requests in \(seconds) s")
+            // Back with the store: the whole budget again (this shard runs alone).
+            let after = RequestPacing(server.requestLog.filter { $0.receivedAt > restarted }.map(\.receivedAt))
+            #expect(after.count > 10)
+            #expect(after.excess(rate: 20, burst: 20) <= 5)
+        } }
+    }
+
+    @Test("a 429 with Retry-After seen by one shard pauses the other")
+    func retryAfterPausesEveryShard() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // One-page units but one: n=150 has a second page, which answers 429 with Retry-After: 2 once. Only
+            // the shard that owns that unit sees it.
+            try workspace.write(
+                "job.yaml",
+                """
+                settings: {per_host: 4, concurrency: 4}
+                sources:
+                  - name: items
+                    url: "\(server.url("/paged/page?n={n}&per_page=100&fault_429=2&retry_after=2"))"
+                    paginate: {style: page, total_pages: total_pages}
+                    items: items
+                    matrix:
+                      n: [150, \((1...40).map(String.init).joined(separator: ", "))]
+
+                """)
+            let shards = try (0..<2).map { index in
+                try TrawlProcess(
+                    ["fetch", "job.yaml", "-q", "-o", "out-\(index).jsonl", "--rate", "10", "--shard", "\(index)/2",
+                     "--rate-store", redis.url, "--report", "report-\(index).json"], in: workspace, environment: [:])
+            }
+            for shard in shards {
+                let status = try await shard.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(shard.stderr)")
+            }
+            let log = server.requestLog
+            let limited = try #require(log.first { $0.status == 429 })
+            // Requests sent before the pause was known have arrived 0.3 s after the 429; from then until the pause
+            // ends no request reaches the host, from either shard. Unshared, the other shard would go on at its
+            // share of the rate (about 8 requests in the window).
+            let window = log.filter {
+                $0.receivedAt > limited.receivedAt + .milliseconds(300)
+                    && $0.receivedAt < limited.receivedAt + .milliseconds(1800)
+            }
+            #expect(window.isEmpty, "\(window.map(\.target))")
+            // The shard that did not see the 429 was still running then: it had requests after the pause.
+            let seers = try (0..<2).filter { index in
+                let totals = try #require(try report(workspace, "report-\(index).json")["totals"] as? [String: Any])
+                return (totals["rateLimitWaits"] as? Int ?? 0) > 0
+            }
+            #expect(seers.count == 1, "\(seers)")
+            #expect(log.filter { $0.receivedAt > limited.receivedAt + .milliseconds(1800) }.count > 5)
+        } }
+    }
+}

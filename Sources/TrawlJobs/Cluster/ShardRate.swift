@@ -1,8 +1,9 @@
 import Foundation
 
 extension JobSettings {
-    /// The per-host rate this process applies on its own: the whole `ratePerHost` with a shared store or
-    /// unsharded, its `1/shards` share otherwise (eight shards would send eight times the load).
+    /// The per-host rate this process applies on its own: its `1/shards` share of `ratePerHost` (eight shards
+    /// each applying the whole rate would send eight times the load). With a rate store this is the fallback
+    /// while the store is out of reach.
     ///
     /// ```swift
     /// var settings = JobSettings()
@@ -11,7 +12,7 @@ extension JobSettings {
     /// ```
     public func localRate(shards: Int) -> Double? {
         guard let ratePerHost else { return nil }
-        return rateStore == nil ? ratePerHost / Double(max(1, shards)) : ratePerHost
+        return ratePerHost / Double(max(1, shards))
     }
 
     /// What a sharded run without a store says first: that its rate is a share of the job's. `nil` when nothing

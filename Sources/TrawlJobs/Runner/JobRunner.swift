@@ -97,9 +97,7 @@ public final class JobRunner: Sendable {
         self.authorizers = authorizers
         self.redact = { authorizers.redact(redact($0)) }
         childPlan = Self.makeChildPlan(units: units, options: options)
-        scheduler = RequestScheduler(
-            concurrency: settings.concurrency, perHost: settings.perHost,
-            rate: settings.localRate(shards: options.shardCount), maxWait: settings.maxWait)
+        scheduler = RequestScheduler(settings: settings, options: options, job: fingerprint)
         policy = RetryPolicy(attempts: settings.attempts, backoff: settings.backoff, maxBackoff: settings.maxBackoff)
     }
 

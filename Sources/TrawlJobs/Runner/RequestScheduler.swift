@@ -35,17 +35,21 @@ actor RequestScheduler {
     let perHost: Int
     let rate: Double?
     let maxWait: Duration
+    /// The budget shared with the job's other processes (`--rate-store`); `rate` is then this process's fallback.
+    let shared: SharedRateBudget?
+    private var sharedLosses = 0
     private var hosts: [String: HostState] = [:]
     private var inFlight = 0
     private var waiters: [Waiter] = []
     private var cancelled = false
     private let clock = ContinuousClock()
 
-    init(concurrency: Int, perHost: Int, rate: Double?, maxWait: Duration) {
+    init(concurrency: Int, perHost: Int, rate: Double?, maxWait: Duration, shared: SharedRateBudget? = nil) {
         self.concurrency = max(1, concurrency)
         self.perHost = max(1, perHost)
         self.rate = rate.flatMap { $0 > 0 ? $0 : nil }
         self.maxWait = maxWait
+        self.shared = shared
     }
 
     /// Waits until a request to `host` may start, and counts it as in flight.
@@ -59,6 +63,11 @@ actor RequestScheduler {
             }
             if inFlight < concurrency, (hosts[host]?.inFlight ?? 0) < perHost {
                 take(host)
+                if let shared, shared.shouldAsk, let wait = try await sharedWait(host, shared) {
+                    release(host)
+                    try await clock.sleep(for: wait)
+                    continue
+                }
                 return
             }
             try await withCheckedThrowingContinuation { waiters.append(Waiter(host: host, continuation: $0)) }
@@ -79,6 +88,7 @@ actor RequestScheduler {
         var state = hosts[host] ?? newHost()
         if state.pausedUntil.map({ $0 < until }) ?? true { state.pausedUntil = until }
         hosts[host] = state
+        if let shared { Task { await shared.pause(host, for: imposed) } }
         return Pause(host: host, requested: duration, imposed: imposed)
     }
 
@@ -103,7 +113,7 @@ actor RequestScheduler {
             if until > now { return until - now }
             state.pausedUntil = nil
         }
-        guard let rate else { return nil }
+        guard let rate, !sharesBudget(&state) else { return nil }
         let elapsed = (now - state.refilled).seconds
         state.tokens = min(max(1, rate), state.tokens + elapsed * rate)
         state.refilled = now
@@ -115,8 +125,57 @@ actor RequestScheduler {
         inFlight += 1
         var state = hosts[host] ?? newHost()
         state.inFlight += 1
-        if rate != nil { state.tokens -= 1 }
+        if rate != nil, shared?.shouldAsk != true { state.tokens -= 1 }
         hosts[host] = state
+    }
+
+    /// Whether the shared store holds this host's bucket now; when it was lost since the last look, the local
+    /// bucket starts empty (it filled up unused meanwhile, and spending that would speed the process up).
+    private func sharesBudget(_ state: inout HostState) -> Bool {
+        guard let shared else { return false }
+        if shared.shouldAsk { return true }
+        let losses = shared.losses
+        if losses != sharedLosses {
+            sharedLosses = losses
+            for key in hosts.keys {
+                hosts[key]?.tokens = 0
+                hosts[key]?.refilled = clock.now
+            }
+            state.tokens = 0
+            state.refilled = clock.now
+        }
+        return false
+    }
+
+    /// How long to wait before asking the store for `host` again, or `nil` to go (a token was taken, or the store
+    /// is out of reach and the local share applies from the next request on). A paused host pauses here too, so
+    /// the whole queue waits instead of asking the store.
+    private func sharedWait(_ host: String, _ shared: SharedRateBudget) async throws -> Duration? {
+        switch await shared.take(host) {
+        case .go: return nil
+        case .unavailable:
+            // The token was not taken: this request waits for the local share like the ones after it.
+            var state = hosts[host] ?? newHost()
+            _ = sharesBudget(&state)
+            hosts[host] = state
+            return timeToWaitForFallback(host)
+        case .wait(let wait, let paused):
+            if paused {
+                var state = hosts[host] ?? newHost()
+                let until = clock.now + wait
+                if state.pausedUntil.map({ $0 < until }) ?? true { state.pausedUntil = until }
+                hosts[host] = state
+            }
+            return wait
+        }
+    }
+
+    /// The local share's wait for a request that already holds its slot, taking its token when there is one.
+    private func timeToWaitForFallback(_ host: String) -> Duration? {
+        guard rate != nil else { return nil }
+        if let wait = timeToWait(host) { return wait }
+        hosts[host]?.tokens -= 1
+        return nil
     }
 
     /// Resumes waiters (in arrival order) whose host now has room; they re-check pauses and tokens themselves.
