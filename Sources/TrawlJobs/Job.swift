@@ -172,6 +172,9 @@ public struct JobSettings: Sendable, Hashable {
     /// The Redis server holding the rate budget and host pauses shared by every process of the job
     /// (`settings.rate_store`, `--rate-store`); `nil`: this process's own (a shard's share of `ratePerHost`).
     public var rateStore: RateStoreAddress?
+    /// Per-host concurrency that halves on 429/503 or a pause and grows back by one, up to `perHost`
+    /// (`settings.adaptive`, `--adaptive`).
+    public var adaptive = false
 
     public init() {}
 }

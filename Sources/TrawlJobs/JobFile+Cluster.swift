@@ -1,8 +1,9 @@
 import Yams
 
-/// The job file's settings for running past one machine: `rate_store` (a shared rate budget).
+/// The job file's settings for running past one machine: `rate_store` (a shared rate budget) and `adaptive`
+/// (per-host concurrency that backs off on 429/503).
 extension JobFileReader {
-    static let clusterSettingsKeys = ["rate_store"]
+    static let clusterSettingsKeys = ["rate_store", "adaptive"]
 
     /// Reads one of `clusterSettingsKeys` into `settings`.
     func clusterSetting(_ key: String, _ value: Node, into settings: inout JobSettings) throws(JobFileError) {
@@ -15,7 +16,11 @@ extension JobFileReader {
             } catch {
                 throw self.error(value, field, error.message, hint: error.hint)
             }
-        default: break
+        default:
+            guard case .scalar(let scalar) = value, let flag = Bool(scalar.string) else {
+                throw self.error(value, field, "expected true or false, found \(kind(value))")
+            }
+            settings.adaptive = flag
         }
     }
 }

@@ -136,7 +136,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .body(let buffer):
             self.request?.receive(buffer)
         case .end:
-            guard let request = self.request else { return }
+            guard var request = self.request else { return }
+            request.inFlight = self.stats.snapshot.inFlight
             self.phase = .responding
             let response = Router.response(for: request, book: self.book)
             self.book.record(

@@ -28,6 +28,8 @@
 /// so each page of each listing counts on its own; per server instance; requests answered by `token`
 /// or `fail_page` are not counted). A faulty page misbehaves on its first `fault_times` requests (default 1), then answers
 /// normally. Page numbers `P` are counted from 1 (for `offset` and `cursor`: `start / size + 1`).
+/// - `max_in_flight=K`: 429 (no `Retry-After`) to a request that finds more than K requests in flight at the
+///   server, itself included: a host that only takes so many at once.
 /// - `fault_429=P1,P2,...`: 429 with `Retry-After: S` (`retry_after=S`, default 1; `retry_after_date=1`
 ///   sends the IMF-fixdate of now + S instead) and a JSON error body.
 /// - `fault_5xx=P1,...`: 503 with a JSON error body.
@@ -78,6 +80,8 @@ enum PaginatedAPI {
             style, target, ids: ids, page: pageNumber, size: size, pages: pageCount, count: count, request: request)
         if let token = target.value("token"), request.head.headers["Authorization"].first != "Bearer " + token {
             response = .error(401, "bad credentials", [("page", String(pageNumber))])
+        } else if let limit = target.int("max_in_flight"), request.inFlight > limit {
+            response = .error(429, "more than \(limit) requests in flight", [("page", String(pageNumber))])
         } else if let failing = target.int("fail_page"), failing == pageNumber {
             response = .error(500, "page \(pageNumber) failed on purpose", [("page", String(pageNumber))])
         } else if let cap = target.int("result_cap"), start >= cap {

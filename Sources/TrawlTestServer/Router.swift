@@ -12,6 +12,8 @@ struct InboundRequest {
     let keepsBody: Bool
     /// When the head arrived.
     let receivedAt = ContinuousClock.now
+    /// Requests in flight at the server when this one was complete, itself included (for `max_in_flight`).
+    var inFlight = 1
     var bodyLength = 0
     var body = ByteBuffer()
     /// For `/multipart`: the streaming parser the body is fed to.

@@ -12,6 +12,14 @@ struct ClusterFlags: ParsableArguments {
             """)
     var rateStore: String?
 
+    @Flag(
+        name: .customLong("adaptive"),
+        help: """
+            Per host, halve the requests in flight on 429/503 or a rate-limit pause and add one after a window \
+            without them, between 1 and --per-host (over the job file's settings.adaptive).
+            """)
+    var adaptive = false
+
     func validate() throws {
         if let rateStore {
             do {
@@ -25,6 +33,7 @@ struct ClusterFlags: ParsableArguments {
     /// The job's settings with these flags over them.
     func apply(to settings: inout JobSettings) {
         if let rateStore, let address = try? RateStoreAddress.parse(rateStore) { settings.rateStore = address }
+        if adaptive { settings.adaptive = true }
     }
 
     /// Says on stderr, before anything else, what a shard does differently from a whole run (its share of the

@@ -34,6 +34,9 @@ enum JobSummary {
                     + String(format: "p50 %.1f ms", stats.latencyMs.p50))
         }
         for (name, change) in (report.marks ?? [:]).sorted(by: { $0.key < $1.key }) { lines.append(change.line(name)) }
+        for (host, range) in (report.concurrency ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("  adaptive concurrency \(host): min \(range.min), max \(range.max), final \(range.final)")
+        }
         for flag in report.flags.prefix(10) {
             lines.append("incomplete? \(flag.source) [\(flag.unit)]: \(flag.message)")
         }

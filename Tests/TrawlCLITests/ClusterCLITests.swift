@@ -169,3 +169,53 @@ struct RateStoreCLITests {
         } }
     }
 }
+
+@Suite("trawl fetch --adaptive: per-host concurrency that follows the host", .timeLimit(.minutes(3)))
+struct AdaptiveConcurrencyCLITests {
+    /// Runs `units` one-page units against a host that answers 429 to a request finding more than 3 in flight.
+    func run(_ server: TestServer, adaptive: Bool, units: Int = 120, in workspace: Workspace) async throws
+        -> RunResult
+    {
+        try workspace.write(
+            "job.yaml",
+            clusterJob(
+                server, units: units, settings: "per_host: 16, concurrency: 16, backoff_ms: 5, attempts: 20",
+                query: "n=10&per_page=10&delay=40&max_in_flight=3"))
+        return try await trawl(
+            ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--report", "report.json"]
+                + (adaptive ? ["--adaptive"] : []), in: workspace)
+    }
+
+    @Test("--adaptive converges below a host's concurrency limit: few 429s once it has, min/max/final reported")
+    func convergesOnTheHostsLimit() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await run(server, adaptive: true, in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            let concurrency = try #require(try report(workspace, "report.json")["concurrency"] as? [String: Any])
+            let host = try #require(concurrency.values.first as? [String: Int], "\(concurrency)")
+            #expect(host["max"] == 16, "it starts at per_host: \(host)")
+            #expect((1...2).contains(host["min"] ?? 0), "\(host)")
+            #expect((1...4).contains(host["final"] ?? 0), "\(host)")
+            // Converged: the last half of the run's requests met few 429s (with 16 in flight, most would).
+            let log = server.requestLog
+            let late = log.suffix(log.count / 2)
+            let limited = late.filter { $0.status == 429 }.count
+            #expect(limited * 5 <= late.count, "\(limited) of the last \(late.count) requests were 429s")
+        }
+    }
+
+    @Test("without --adaptive the same host answers 429 to most requests, and no concurrency is reported")
+    func withoutAdaptiveTheHostIsOverrun() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            _ = try await run(server, adaptive: false, units: 24, in: workspace)
+            let log = server.requestLog
+            let limited = log.filter { $0.status == 429 }.count
+            #expect(limited * 3 >= log.count, "\(limited) of \(log.count) requests were 429s")
+            #expect(try report(workspace, "report.json")["concurrency"] == nil)
+        }
+    }
+}

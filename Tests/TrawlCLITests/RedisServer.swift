@@ -71,7 +71,8 @@ final class RedisServer {
     /// The keys and their remaining lives in ms (`redis-cli`), for checking namespacing and expiry.
     func keysWithTTL() async throws -> [String: Int] {
         let out = directory.appendingPathComponent("keys.txt").path
-        let script = "for k in $(redis-cli -p \(port) --scan); do echo \"$k $(redis-cli -p \(port) pttl \"$k\")\"; done"
+        let script =
+            "for k in $(redis-cli -p \(port) --scan); do echo \"$k $(redis-cli -p \(port) pttl \"$k\")\"; done"
         let child = try ChildProcess("/bin/sh", ["-c", script], stdout: out)
         while child.isRunning { try await Task.sleep(for: .milliseconds(10)) }
         var result: [String: Int] = [:]

@@ -12,6 +12,6 @@ extension RequestScheduler {
         self.init(
             concurrency: settings.concurrency, perHost: settings.perHost,
             rate: settings.localRate(shards: options.shardCount), maxWait: settings.maxWait,
-            shared: shared)
+            shared: shared, adaptive: settings.adaptive)
     }
 }

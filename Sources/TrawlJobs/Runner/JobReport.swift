@@ -28,6 +28,8 @@ public struct JobReport: Sendable, Codable {
     public var stateDirectory: String?
     /// Incremental sources: the mark before and after this run, by source.
     public var marks: [String: MarkChange]?
+    /// With `--adaptive`: per host, the lowest, highest and final concurrency allowed.
+    public var concurrency: [String: ConcurrencyRange]? = nil
 
     public struct UnitCounts: Sendable, Codable {
         public var total = 0

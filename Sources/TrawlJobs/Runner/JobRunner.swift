@@ -151,6 +151,7 @@ public final class JobRunner: Sendable {
             startedAt: startedAt, complete: closed.complete, resumed: opened.resumed, units: counts,
             outputs: closed.outputs.filter { !$0.path.hasPrefix(stateDirectory + "/") }, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
+        if settings.adaptive { report.concurrency = await scheduler.concurrencyReport }
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
         report.marks = try incremental.map { try commitIncremental($0, complete: closed.complete) }
         report.failures.sort { (ordinals[$0.unit] ?? 0, $0.pageIndex) < (ordinals[$1.unit] ?? 0, $1.pageIndex) }

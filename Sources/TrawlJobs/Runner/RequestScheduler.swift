@@ -38,18 +38,24 @@ actor RequestScheduler {
     /// The budget shared with the job's other processes (`--rate-store`); `rate` is then this process's fallback.
     let shared: SharedRateBudget?
     private var sharedLosses = 0
+    /// Per-host limits below `perHost` that follow 429s (`--adaptive`); `nil`: `perHost` for every host.
+    private var adaptive: AdaptiveConcurrency?
     private var hosts: [String: HostState] = [:]
     private var inFlight = 0
     private var waiters: [Waiter] = []
     private var cancelled = false
     private let clock = ContinuousClock()
 
-    init(concurrency: Int, perHost: Int, rate: Double?, maxWait: Duration, shared: SharedRateBudget? = nil) {
+    init(
+        concurrency: Int, perHost: Int, rate: Double?, maxWait: Duration, shared: SharedRateBudget? = nil,
+        adaptive: Bool = false
+    ) {
         self.concurrency = max(1, concurrency)
         self.perHost = max(1, perHost)
         self.rate = rate.flatMap { $0 > 0 ? $0 : nil }
         self.maxWait = maxWait
         self.shared = shared
+        self.adaptive = adaptive ? AdaptiveConcurrency(ceiling: perHost) : nil
     }
 
     /// Waits until a request to `host` may start, and counts it as in flight.
@@ -61,7 +67,7 @@ actor RequestScheduler {
                 try await clock.sleep(for: wait)
                 continue
             }
-            if inFlight < concurrency, (hosts[host]?.inFlight ?? 0) < perHost {
+            if inFlight < concurrency, (hosts[host]?.inFlight ?? 0) < hostLimit(host) {
                 take(host)
                 if let shared, shared.shouldAsk, let wait = try await sharedWait(host, shared) {
                     release(host)
@@ -75,7 +81,8 @@ actor RequestScheduler {
     }
 
     /// Marks a request to `host` as finished and lets waiting ones in.
-    func release(_ host: String) {
+    func release(_ host: String, status: Int? = nil) {
+        if let status { adaptive?.answered(host, limited: status == 429 || status == 503) }
         inFlight -= 1
         hosts[host]?.inFlight -= 1
         wakeWaiters()
@@ -88,6 +95,7 @@ actor RequestScheduler {
         var state = hosts[host] ?? newHost()
         if state.pausedUntil.map({ $0 < until }) ?? true { state.pausedUntil = until }
         hosts[host] = state
+        adaptive?.paused(host)
         if let shared { Task { await shared.pause(host, for: imposed) } }
         return Pause(host: host, requested: duration, imposed: imposed)
     }
@@ -128,6 +136,12 @@ actor RequestScheduler {
         if rate != nil, shared?.shouldAsk != true { state.tokens -= 1 }
         hosts[host] = state
     }
+
+    /// Requests to `host` allowed in flight now.
+    private func hostLimit(_ host: String) -> Int { adaptive?.limit(host) ?? perHost }
+
+    /// The lowest, highest and final concurrency `--adaptive` allowed each host (empty without it).
+    var concurrencyReport: [String: JobReport.ConcurrencyRange] { adaptive?.report ?? [:] }
 
     /// Whether the shared store holds this host's bucket now; when it was lost since the last look, the local
     /// bucket starts empty (it filled up unused meanwhile, and spending that would speed the process up).
@@ -186,7 +200,7 @@ actor RequestScheduler {
         var admitted: [String: Int] = [:]
         for waiter in waiters {
             let hostLoad = (hosts[waiter.host]?.inFlight ?? 0) + admitted[waiter.host, default: 0]
-            if available > 0, hostLoad < perHost {
+            if available > 0, hostLoad < hostLimit(waiter.host) {
                 available -= 1
                 admitted[waiter.host, default: 0] += 1
                 waiter.continuation.resume()

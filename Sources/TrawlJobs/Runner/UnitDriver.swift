@@ -274,7 +274,7 @@ struct UnitDriver: Sendable {
             if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
-            await runner.scheduler.release(host)
+            await runner.scheduler.release(host, status: head?.status)
             switch result {
             case .success(var page):
                 page.host = host
