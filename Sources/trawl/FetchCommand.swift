@@ -158,6 +158,10 @@ struct Fetch: AsyncParsableCommand {
         walk.apply(to: &job.settings)
         cluster.apply(to: &job.settings)
         applyTLS(to: &job, environment: environment)
+        for index in job.sources.indices {
+            job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems
+            job.sources[index].maxPages = job.sources[index].maxPages ?? maxPages
+        }
         var firstPages: [DetectedFirstPage] = []
         if job.sources.contains(where: { $0.detectsPagination || $0.detectsItems }) {
             var detection = detector
@@ -165,7 +169,8 @@ struct Fetch: AsyncParsableCommand {
             firstPages = try await detection.resolve(
                 &job, stateDirectory: self.detection.only ? nil : state, restart: restart)
             if self.detection.only {
-                for (page, source) in zip(firstPages, job.sources.filter { $0.detectsPagination || $0.detectsItems }) {
+                let detecting = job.sources.filter { $0.detectsPagination || $0.detectsItems }
+                for (page, source) in zip(firstPages, detecting) {
                     print(FetchDetection.snippet(page.detection.settings, items: page.detection.items, source: source))
                 }
                 return

@@ -93,7 +93,9 @@ struct FetchDetection {
         if let connect = settings.connectTimeout { configuration.timeouts.connect = connect }
         configuration.maxBodySize = maxPageBytes
         configuration.httpVersion = settings.http ?? .http2
-        let exchange = PageExchange(client: Client(configuration: configuration), itemsPath: .root, form: .json)
+        var exchange = PageExchange(client: Client(configuration: configuration), itemsPath: .root, form: .json)
+        // The first page is retried as the walk's pages are (a 503 or a dropped connection may pass).
+        exchange.retryPolicy = RetryPolicy(attempts: max(1, settings.attempts), backoff: settings.backoff)
         // Given pagination is not detected: a cursor-like key must not fail the detection of the items.
         let param = source.detectsPagination ? cursorParam : cursorParam ?? "cursor"
         do {

@@ -224,11 +224,25 @@ struct DetectionCLITests {
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("detected: ") }
             #expect(lines.count == 2, "\(result.stderr)")
-            #expect(lines.first?.hasPrefix("detected: --paginate cursor:nextPageToken --cursor-param pageToken") == true)
+            let google = "detected: --paginate cursor:nextPageToken --cursor-param pageToken"
+            #expect(lines.first?.hasPrefix(google) == true, "\(lines)")
             #expect(lines.last?.hasPrefix("detected: --items _embedded.orders (from") == true, "\(lines)")
             #expect(workspace.text("out/google.jsonl") == itemLines(0..<25))
             #expect(workspace.text("out/hal.jsonl") == itemLines(0..<24))
             #expect(workspace.text("out/drf.jsonl") == itemLines(0..<33))
+        }
+    }
+
+    @Test("the first page fetched for detection is retried like the walk's pages")
+    func firstPageRetried() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url("/paged/next?n=33&per_page=10&fault_5xx=1")
+            let result = try await trawl(["fetch", url, "-q", "-o", "out.jsonl", "--backoff-ms", "10"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("detected: --paginate next:next --items results"), "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<33))
         }
     }
 }
