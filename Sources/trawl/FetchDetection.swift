@@ -106,7 +106,8 @@ struct FetchDetection {
             throw failure(error, url: source.url)
         } catch let error as PaginationError {
             throw CLIFailure(
-                "error: the first page of \(source.url) (fetched to detect its pagination) failed: \(error)")
+                "error: the first page of \(source.url) (fetched to detect its pagination) failed: "
+                    + "\(error.underlying)")
         }
     }
 
