@@ -245,4 +245,16 @@ struct DetectionCLITests {
             #expect(workspace.text("out.jsonl") == itemLines(0..<33))
         }
     }
+
+    @Test("the detected line is terminal-safe: a key path with an escape sequence is shown escaped")
+    func detectedLineIsTerminalSafe() async throws {
+        let body = "{\"x\\u001b]0;owned\\u0007\":[{\"id\":1},{\"id\":2}]}"
+        try await CannedServer.with(["/hostile": CannedServer.json(body)]) { server in
+            let result = try await trawl(["fetch", "--detect", server.url("/hostile")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("detected: --paginate link --items "), "\(result.stderr)")
+            #expect(result.stderr.contains("\\u{1B}]0;owned\\u{7}"), "\(result.stderr)")
+            #expect(!result.stderr.contains("\u{1B}"))
+        }
+    }
 }
