@@ -25,7 +25,7 @@ struct Fetch: AsyncParsableCommand {
     @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
     var url: String?
 
-    @Option(help: "Key path of the items in each page ('' or '$' for a bare array).")
+    @Option(help: "Key path of the items in each page ('' or '$' for a bare array; absent or 'auto': detected).")
     var items: String?
 
     @OptionGroup var pagination: PaginationFlags
