@@ -96,6 +96,9 @@ struct OAuth2JobTests {
                 #expect(!failure.error.contains("sekrit-Value-9"), "\(failure.error)")
             }
             #expect(try await stats(realm, server)["token_requests"] as? Int == 1)
+            // auth:'s ${NAME} values are among the job's secrets: whatever text holds them is redacted.
+            let redactor = job.redactor(environment: Self.environment)
+            #expect(redactor.redact("id app-7, secret sekrit-Value-9") == "id ${OAUTH_ID}, secret ${OAUTH_SECRET}")
         }
     }
 
