@@ -36,6 +36,8 @@ extension Job {
             if let maxPages = source.maxPages { field("max_pages", String(maxPages)) }
             if let incremental = source.incremental { field("incremental", incremental.canonicalDescription) }
             if let primaryKey = source.primaryKey { field("primary_key", primaryKey.description) }
+            if let parent = source.parent { field("parent", parent) }
+            for path in source.includeFromParent { field("include_from_parent", path.description) }
             for axis in source.matrix {
                 field("axis", axis.name)
                 for value in axis.values {

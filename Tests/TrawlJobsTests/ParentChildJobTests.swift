@@ -122,6 +122,40 @@ struct ParentChildJobTests {
         }
     }
 
+    @Test("children start as their parent's pages arrive, before the parent source has ended")
+    func childrenStartEarly() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let parents = "[" + (0..<8).map { "{\"login\":\"s\($0)\",\"kids\":1}" }.joined(separator: ",") + "]"
+            // A serial parent walk (no total: page after page until an empty one), 150 ms a page.
+            let text = familyJob(server, parents: parents)
+                .replacingOccurrences(of: "/family/list?per_page=2&", with: "/family/list?per_page=2&delay=150&")
+                .replacingOccurrences(of: "paginate: {style: page, total_pages: total_pages}\n    items: items\n  - name: kids",
+                    with: "paginate: page\n    items: items\n  - name: kids")
+            let report = try await run(text, in: directory)
+            #expect(report.complete)
+            let log = server.requestLog
+            let lastParentPage = try #require(log.last { $0.target.hasPrefix("/family/list") })
+            let firstChild = try #require(log.first { $0.target.hasPrefix("/family/kids/") })
+            #expect(firstChild.receivedAt < lastParentPage.receivedAt)
+            #expect(log.filter { $0.target.hasPrefix("/family/list") }.count == 5)
+        }
+    }
+
+    @Test("the job's fingerprint covers parent: and include_from_parent:")
+    func fingerprint() throws {
+        let server = "http://127.0.0.1:9"
+        let base = """
+            sources:
+              - {name: users, url: "\(server)/u", paginate: link, items: ""}
+              - {name: kids, parent: users, url: "\(server)/k/{users.id}", paginate: link, items: ""
+            """
+        let plain = try Job.parse(base + "}", environment: [:]).fingerprint
+        let included = try Job.parse(base + ", include_from_parent: [id]}", environment: [:]).fingerprint
+        #expect(plain != included)
+    }
+
     @Test("parent: errors: unknown, itself, a cycle, two levels, a matrix, a value outside the url or in the host")
     func parentErrors() throws {
         func problem(_ child: String, parentExtra: String = "") -> String {

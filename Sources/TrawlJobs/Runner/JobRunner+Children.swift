@@ -201,7 +201,8 @@ extension JobRunner {
                     running += 1
                 }
                 if running == 0, queue.isEmpty, !plan.hasQueued { break }
-                if !waiting {
+                // With every slot taken a unit's end is what lets another start; waiting for work then would spin.
+                if !waiting, running < width {
                     waiting = true
                     group.addTask {
                         await plan.waitForWork()
