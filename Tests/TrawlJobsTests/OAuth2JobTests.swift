@@ -102,6 +102,22 @@ struct OAuth2JobTests {
         }
     }
 
+    @Test("a page the origin guard stripped of credentials (another origin) gets no token")
+    func noTokenAcrossOrigins() async throws {
+        try await TestServer.with { server in
+            let realm = "origin-\(UUID().uuidString.prefix(8))"
+            let oauth = try OAuth2ClientCredentialsAdapter(
+                tokenURL: server.url("/oauth/token?realm=\(realm)&id=a&secret=b"), clientID: "a", clientSecret: "b",
+                client: Client())
+            let authorizer = PageAuthorizer(adapter: .success(oauth))
+            let same = try await authorizer.authorize(Request(url: server.url("/oauth/items")))
+            #expect(same.headers["Authorization"] == "Bearer \(realm)-1")
+            var elsewhere = Request(url: "http://127.0.0.2:9/items")
+            elsewhere.strippedHeaders = ["authorization"]
+            #expect(try await authorizer.authorize(elsewhere).headers["Authorization"] == nil)
+        }
+    }
+
     @Test("auth: errors name the key: type, client_auth, an http token URL, an unset variable")
     func authKeyErrors() throws {
         func problem(_ lines: [String], environment: [String: String] = OAuth2JobTests.environment) -> String {
