@@ -114,11 +114,8 @@ public final class JobRunner: Sendable {
         let temporaryState = options.stateDirectory == nil
         let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
         let incremental = try prepareIncremental(&selected)
-        let elsewhere = stateDirectory + "/parents-of-other-shards.jsonl"  // items another shard writes
         let unitSlots = selected.map {
-            let discovery = childPlan?.discoveryOnly.contains($0.ordinal) == true
-            return JobStore.UnitSlot(
-                ordinal: $0.ordinal, id: $0.id, output: discovery ? elsewhere : outputPath(for: $0, run: incremental?.runID))
+            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0, run: incremental?.runID))
         }
         let slots = childPlan?.slots(unitSlots, selected: selected) ?? unitSlots
         var storeOptions = JobStore.Options(
@@ -149,7 +146,7 @@ public final class JobRunner: Sendable {
         if closed.complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
         var report = metrics.report(
             startedAt: startedAt, complete: closed.complete, resumed: opened.resumed, units: counts,
-            outputs: closed.outputs.filter { !$0.path.hasPrefix(stateDirectory + "/") }, flags: closed.flags,
+            outputs: closed.outputs, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
         if settings.adaptive { report.concurrency = await scheduler.concurrencyReport }
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
