@@ -117,6 +117,43 @@ struct PaginationDetectionTests {
         }
     }
 
+    @Test("an offset body without its limit takes the size from the URL (or the page) and walks every item")
+    func offsetWithoutLimit() async throws {
+        try await withServer { server in
+            // The test server's offset style answers {"items":[…],"offset":0,"total":95}: no limit key.
+            let (paginator, detection) = try await Paginator<Thing>.detecting(
+                client: sharedClient, request: Request(url: server.url("/paged/offset?n=95&per_page=10")))
+            #expect(detection.settings.map { "\($0.name)=\($0.value)" }
+                == ["paginate=offset", "param=offset", "limit_param=per_page", "limit=10", "total=total"])
+            var ids: [Int] = []
+            for try await thing in paginator.items { ids.append(thing.id) }
+            #expect(ids == Array(0..<95))
+        }
+        let body: JSONValue = ["data": .array([["id": 1], ["id": 2]]), "skip": 0, "total": 9]
+        let detection = try PaginationDetection.detect(body: body, headers: HTTPHeaders(), url: "https://a.example/x")
+        #expect(detection.settings.map { "\($0.name)=\($0.value)" }
+            == ["paginate=offset", "param=skip", "limit_param=limit", "limit=2", "total=total"])
+    }
+
+    @Test("a page announcing more items than it holds, with no way to reach them, is not a single page")
+    func unreachedTotalIsAnError() throws {
+        let url = "https://api.example.com/x"
+        for body: JSONValue in [
+            ["items": .array([["id": 1], ["id": 2]]), "total_count": 50],
+            ["data": .array([["id": 1], ["id": 2]]), "meta": ["count": 40]],
+        ] {
+            #expect {
+                try PaginationDetection.detect(body: body, headers: HTTPHeaders(), url: url)
+            } throws: { error in
+                let error = error as? PaginationDetectionError
+                return error?.kind == .unknownShape && error?.message.contains("would lose the rest") == true
+            }
+        }
+        // A total equal to what the page holds is a single page.
+        let whole: JSONValue = ["items": .array([["id": 1], ["id": 2]]), "total_count": 2]
+        #expect(try PaginationDetection.detect(body: whole, headers: HTTPHeaders(), url: url).isSinglePage)
+    }
+
     @Test("a later page whose next URL became a bare token fails the walk instead of ending it")
     func contradictionFails() async throws {
         try await withServer { server in

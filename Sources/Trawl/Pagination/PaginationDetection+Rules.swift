@@ -83,7 +83,7 @@ extension PaginationDetection {
             return plan(
                 .cursor(at: idPath, param: "starting_after"), "cursor:\(idPath)", [("cursor_param", "starting_after")])
         }
-        let offset = offsetConvention(body, items: items)
+        let offset = offsetConvention(body, items: items, url: url, pageItems: elements.count)
         if offset == nil, let paged = pagePlan(body, items: items, url: url, plan: plan) { return paged }
         if let (offsetKey, limitKey, limit, total) = offset {
             var options = [("param", offsetKey), ("limit_param", limitKey)]
@@ -158,7 +158,9 @@ extension PaginationDetection {
 
     /// An offset convention the body follows: the offset and limit keys (the request parameters), the limit
     /// and the key path of the item total.
-    static func offsetConvention(_ body: JSONValue, items: JSONKeyPath)
+    /// A body that gives its offset and the item total but not the limit (`{"items":[…],"offset":0,"total":95}`)
+    /// takes the limit from the request URL's size parameter, or else the first page's item count.
+    static func offsetConvention(_ body: JSONValue, items: JSONKeyPath, url: String = "", pageItems: Int = 0)
         -> (String, String, Int?, JSONKeyPath?)?
     {
         for (offsetKey, limitKey) in offsetKeys {
@@ -169,7 +171,23 @@ extension PaginationDetection {
             let total = number(body, itemTotalKeys.filter { $0 != limitKey }, items: items)?.0
             return (offsetKey, limitKey, limit > 0 ? limit : nil, total)
         }
+        for (offsetKey, limitKey) in offsetKeys {
+            guard number(body, [offsetKey], items: items) != nil,
+                let (total, _) = number(body, itemTotalKeys, items: items)
+            else { continue }
+            let sizeParams = [limitKey, "limit", "per_page", "perPage", "page_size", "pageSize", "size", "count"]
+            let param = sizeParams.first { QueryEditing.value($0, in: url) != nil }
+            let limit = param.flatMap { QueryEditing.int($0, in: url) } ?? pageItems
+            return (offsetKey, param ?? limitKey, limit > 0 ? limit : nil, total)
+        }
         return nil
+    }
+
+    /// The item total a first page announces beyond what it holds, when nothing in it points at another page:
+    /// taking it for a single page would lose the rest. (A page total always makes a `page` plan.)
+    static func unreachedTotal(_ body: JSONValue, items: JSONKeyPath, pageItems: Int) -> (JSONKeyPath, Int)? {
+        guard let (path, total) = number(body, itemTotalKeys, items: items), total > pageItems else { return nil }
+        return (path, total)
     }
 
     /// Page numbers: a total of pages, or of items with a page size; the page parameter from the request URL.

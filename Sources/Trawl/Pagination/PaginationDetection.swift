@@ -79,6 +79,14 @@ public struct PaginationDetection: Sendable, Hashable {
                         + "whose request parameter is not a known convention",
                     cursorPath: unknown, topLevelKeys: topLevelKeys(body))
             }
+            if let (path, total) = unreachedTotal(body, items: items, pageItems: elements.count) {
+                throw PaginationDetectionError(
+                    kind: .unknownShape,
+                    message: "the first page holds \(elements.count) items at '\(items)' but its '\(path)' says "
+                        + "\(total), and nothing in it names the next page in a way trawl knows; taking it for the "
+                        + "only page would lose the rest",
+                    topLevelKeys: topLevelKeys(body))
+            }
         }
         if let cursorParam, case .cursor(let path, _, _) = detection.style.kind {
             return withCursor(detection, at: path, param: cursorParam)
