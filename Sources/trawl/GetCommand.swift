@@ -84,6 +84,7 @@ struct Get: AsyncParsableCommand {
     @OptionGroup(title: "TLS") var tls: TLSFlags
 
     @OptionGroup(title: "HTTP version") var httpVersion: HTTPVersionFlags
+    @OptionGroup var compression: CompressionFlags
 
     @Option(name: .customLong("limit-rate"), help: "Read the body at most this many bytes/s (the transfer pauses).")
     var limitRate: Int?

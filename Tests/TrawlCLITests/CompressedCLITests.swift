@@ -26,6 +26,9 @@ struct CompressedCLITests {
             let fine = try await trawl(["get", "-s", server.url("/whole")], in: workspace)
             #expect(fine.status == 0, "\(fine.stderr)")
             #expect(fine.stdout.utf8.elementsEqual(json))
+            let asCurl = try await trawl(["get", "-s", "--compressed", server.url("/whole")], in: workspace)
+            #expect(asCurl.status == 0, "\(asCurl.stderr)")
+            #expect(asCurl.stdout.utf8.elementsEqual(json), "curl's --compressed decodes too")
 
             let fetch = try await trawl(
                 ["fetch", "--url", server.url("/cut"), "--items", "items", "--paginate", "link", "-o", "out.jsonl",
