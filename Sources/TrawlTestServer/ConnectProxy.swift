@@ -7,8 +7,8 @@ import Synchronization
 
 /// A forward proxy on loopback that answers `CONNECT host:port` as corporate proxies do: a
 /// `200 Connection established` head, then the bytes of both directions passed through unchanged (a TLS
-/// tunnel). With `refusal` set, every CONNECT gets that answer instead (`407 Proxy Authentication Required`,
-/// `502 Bad Gateway`) and the connection closes. Anything but CONNECT gets a 405.
+/// tunnel). With `refusal` set, every request (CONNECT or a plain http one) gets that answer instead (`407 Proxy
+/// Authentication Required`, `502 Bad Gateway`) and the connection closes. Otherwise anything but CONNECT gets a 405.
 ///
 /// ```swift
 /// let proxy = try ConnectProxy()
@@ -82,11 +82,11 @@ public final class ConnectProxy: Sendable {
             if head.count >= 4, head.suffix(4) == [13, 10, 13, 10] { break }
         }
         let requestLine = String(decoding: head.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
-        guard requestLine.count == 3, requestLine[0] == "CONNECT" else {
-            return send(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        }
         if let refusal {
             return send(client, "HTTP/1.1 \(refusal)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        }
+        guard requestLine.count == 3, requestLine[0] == "CONNECT" else {
+            return send(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         }
         let target = requestLine[1]
         guard let colon = target.lastIndex(of: ":"), let targetPort = UInt16(target[target.index(after: colon)...]),

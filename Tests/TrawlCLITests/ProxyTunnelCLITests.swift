@@ -76,4 +76,22 @@ struct ProxyTunnelCLITests {
         #expect(result.stderr.contains(String(refusal.prefix(3))), "\(result.stderr)")
         #expect(!result.stderr.contains("check that the server is up"), "\(result.stderr)")
     }
+
+    @Test("a 407 from the proxy of a plain http request names the proxy, in get and fetch")
+    func plainRequestRefused() async throws {
+        let proxy = try ConnectProxy(refusal: "407 Proxy Authentication Required")
+        defer { proxy.stop() }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = ["http_proxy": proxy.url]
+        let get = try await trawl(["get", "-s", "http://127.0.0.1:9/items"], in: workspace, environment: environment)
+        #expect(get.status == 1, "\(get.stderr)")
+        #expect(get.stderr.contains("the proxy \(proxy.url) refused the request (407"), "\(get.stderr)")
+        let fetch = try await trawl(
+            ["fetch", "--url", "http://127.0.0.1:9/items", "--items", "items", "--paginate", "link", "-o", "out.jsonl",
+             "-q", "--backoff-ms", "1"],
+            in: workspace, environment: environment)
+        #expect(fetch.status == 1, "\(fetch.stderr)")
+        #expect(fetch.stderr.contains("the proxy \(proxy.url) refused the request (407"), "\(fetch.stderr)")
+    }
 }

@@ -90,6 +90,13 @@ final class Transfer: @unchecked Sendable {
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         if end == 0 {
+            if status == 407, let proxy = ProxyEnvironment.proxy(for: request.url) {
+                // Plain http through a forward proxy: the 407 is the proxy's, not the server's (which was never asked).
+                abortError = makeError(
+                    code: .connectFailed, "the proxy \(proxy) refused the request (407 Proxy Authentication Required)",
+                    hint: "the proxy wants credentials: put them in the proxy variable's URL")
+                return false
+            }
             let follows = request.followsRedirects
             if let problem = HeadCheck.problem(status: status, headers: headerLines, followsRedirects: follows) {
                 abortError = makeError(code: .receiveFailed, problem.message, hint: problem.hint)
