@@ -15,6 +15,8 @@ struct TrawlCommand: AsyncParsableCommand {
             Bench.self,
             Serve.self,
             StateCommand.self,
+            Report.self,
+            Plan.self,
         ]
     )
 

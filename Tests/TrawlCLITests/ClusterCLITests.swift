@@ -197,7 +197,9 @@ struct AdaptiveConcurrencyCLITests {
             let host = try #require(concurrency.values.first as? [String: Int], "\(concurrency)")
             #expect(host["max"] == 16, "it starts at per_host: \(host)")
             #expect((1...2).contains(host["min"] ?? 0), "\(host)")
-            #expect((1...4).contains(host["final"] ?? 0), "\(host)")
+            // Near the host's 3 (AIMD probes above it; a loaded client spreads its requests out, so the host lets
+            // a few more through), far below the 16 it started at.
+            #expect((1...8).contains(host["final"] ?? 0), "\(host)")
             // Converged: the last half of the run's requests met few 429s (with 16 in flight, most would).
             let log = server.requestLog
             let late = log.suffix(log.count / 2)
@@ -217,5 +219,95 @@ struct AdaptiveConcurrencyCLITests {
             #expect(limited * 3 >= log.count, "\(limited) of \(log.count) requests were 429s")
             #expect(try report(workspace, "report.json")["concurrency"] == nil)
         }
+    }
+}
+
+@Suite("trawl plan --shards and trawl report --merge", .timeLimit(.minutes(3)))
+struct PlanAndMergeCLITests {
+    /// 12 units: n=5..60 step 5 with 10 per page; page 2 always fails (500), so the units with n > 10 fail.
+    func writeJob(_ server: TestServer, in workspace: Workspace) throws {
+        try workspace.write(
+            "job.yaml",
+            """
+            settings: {attempts: 1}
+            sources:
+              - name: items
+                url: "\(server.url("/paged/page?n={n}&per_page=10&fail_page=2"))"
+                paginate: {style: page, total_pages: total_pages}
+                items: items
+                matrix:
+                  n: "5..60 step 5"
+
+            """)
+    }
+
+    @Test("plan --json lists each shard's units as fetch --shard runs them; report --merge adds the shards up")
+    func planMatchesFetchAndMergeAddsUp() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try writeJob(server, in: workspace)
+            let planned = try await trawl(["plan", "job.yaml", "--shards", "3", "--json"], in: workspace)
+            #expect(planned.status == 0, "\(planned.stderr)")
+            let plan = try jsonObject(Data(planned.stdout.utf8))
+            #expect(plan["count"] as? Int == 3 && plan["units"] as? Int == 12, "\(plan)")
+            let shards = try #require(plan["shards"] as? [[String: Any]])
+            #expect(shards.map { $0["shard"] as? String } == ["0/3", "1/3", "2/3"])
+            let lists = shards.map { $0["units"] as? [String] ?? [] }
+            #expect(Set(lists.flatMap { $0 }).count == 12 && lists.map(\.count).reduce(0, +) == 12)
+            var reports: [String] = []
+            for (index, units) in lists.enumerated() {
+                let result = try await trawl(
+                    ["fetch", "job.yaml", "-q", "--with-meta", "-o", "out-\(index).jsonl", "--shard", "\(index)/3",
+                     "--report", "report-\(index).json"], in: workspace)
+                #expect(result.status == (units.allSatisfy { $0 == "items n=5" || $0 == "items n=10" } ? 0 : 1))
+                let fetched = try workspace.text("out-\(index).jsonl").split(separator: "\n").map {
+                    try jsonObject(Data($0.utf8))["unit"] as? String ?? ""
+                }
+                #expect(Set(fetched).isSubset(of: Set(units)), "shard \(index): \(Set(fetched)) vs plan \(units)")
+                reports.append("report-\(index).json")
+            }
+            let merged = try await trawl(["report", "--merge"] + reports + ["-o", "merged.json"], in: workspace)
+            #expect(merged.status == 0, "\(merged.stderr)")
+            let mergedReport = try jsonObject(workspace.data("merged.json"))
+            let units = try #require(mergedReport["units"] as? [String: Int])
+            #expect(units["total"] == 12 && units["done"] == 2 && units["failed"] == 10, "\(units)")
+            #expect(mergedReport["complete"] as? Bool == false)
+            let totals = try #require(mergedReport["totals"] as? [String: Any])
+            // Units n=5 and n=10 whole (15 items), and the first page of each other unit (10 items each).
+            #expect(totals["items"] as? Int == 115, "\(totals)")
+            let shardRequests = try reports.map {
+                (try report(workspace, $0)["totals"] as? [String: Any])?["requests"] as? Int ?? 0
+            }
+            #expect(totals["requests"] as? Int == shardRequests.reduce(0, +), "\(shardRequests)")
+            #expect((mergedReport["failures"] as? [Any])?.count == 10)
+            let hosts = try #require(mergedReport["hosts"] as? [String: [String: Any]])
+            #expect(hosts.count == 1 && hosts.values.first?["pages"] as? Int == 12, "\(hosts)")
+            #expect((mergedReport["sources"] as? [String: [String: Any]])?["items"]?["items"] as? Int == 115)
+            // Complete only when every shard is.
+            var whole = try report(workspace, reports[0])
+            whole["complete"] = true
+            let wholeData = try JSONSerialization.data(withJSONObject: whole)
+            try workspace.write("whole.json", String(decoding: wholeData, as: UTF8.self))
+            for (files, complete) in [(["whole.json", reports[1]], false), (["whole.json", "whole.json"], true)] {
+                let result = try await trawl(["report", "--merge"] + files, in: workspace)
+                #expect(try jsonObject(Data(result.stdout.utf8))["complete"] as? Bool == complete, "\(files)")
+            }
+        }
+    }
+
+    @Test("report --merge names a file that is not a report, and plan refuses 0 shards")
+    func badInputIsNamed() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("notes.json", "{\"hello\": 1}")
+        let merged = try await trawl(["report", "--merge", "notes.json"], in: workspace)
+        #expect(merged.status == 1)
+        #expect(merged.stderr.contains("notes.json is not a report of trawl fetch --report"), "\(merged.stderr)")
+        #expect(merged.stderr.contains("is missing"), "\(merged.stderr)")
+        let missing = try await trawl(["report", "--merge", "absent.json"], in: workspace)
+        #expect(missing.status == 1 && missing.stderr.contains("absent.json"), "\(missing.stderr)")
+        let plan = try await trawl(["plan", "job.yaml", "--shards", "0"], in: workspace)
+        #expect(plan.status == 2 && plan.stderr.contains("--shards must be at least 1"), "\(plan.stderr)")
     }
 }
