@@ -69,6 +69,9 @@ struct RateStoreCLITests {
                     ["fetch", "job.yaml", "-q", "-o", "out-\(index).jsonl", "--rate", "30", "--shard", "\(index)/3",
                      "--rate-store", redis.url], in: workspace, environment: [:])
             }
+            // Mid-run: the store's keys are namespaced by the job and expire (nothing is left for long).
+            #expect(try await waitUntil(shards[0]) { server.requestLog.count >= 60 })
+            let keys = try await redis.keysWithTTL()
             for shard in shards {
                 let status = try await shard.wait(timeout: .seconds(60))
                 #expect(status == 0, "\(shard.stderr)")
@@ -77,8 +80,6 @@ struct RateStoreCLITests {
             let pacing = RequestPacing(server.requestLog.map(\.receivedAt))
             #expect(pacing.count > 120 && pacing.count < 200, "\(pacing.count) units in shards 0/3 and 1/3 of 240")
             expectPaced(pacing, rate: 30)
-            // Namespaced by the job and expiring: nothing is left for long.
-            let keys = try await redis.keysWithTTL()
             #expect(!keys.isEmpty)
             #expect(keys.keys.allSatisfy { $0.hasPrefix("trawl:") }, "\(keys)")
             #expect(keys.values.allSatisfy { $0 > 0 && $0 <= 10_000 }, "\(keys)")
@@ -90,7 +91,7 @@ struct RateStoreCLITests {
         try await withRedis { redis in try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            try workspace.write("job.yaml", clusterJob(server, units: 200, settings: "per_host: 32, concurrency: 32"))
+            try workspace.write("job.yaml", clusterJob(server, units: 260, settings: "per_host: 32, concurrency: 32"))
             let shard = try TrawlProcess(
                 ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--rate", "20", "--shard", "0/2",
                  "--rate-store", redis.url], in: workspace, environment: [:])

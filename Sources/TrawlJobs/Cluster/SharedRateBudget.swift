@@ -53,7 +53,7 @@ final class SharedRateBudget: Sendable {
 
     init(
         address: RateStoreAddress, job: String, rate: Double?, retryInterval: Duration = .seconds(1),
-        timeout: Duration = .milliseconds(500), warn: @escaping @Sendable (String) -> Void
+        timeout: Duration = .seconds(2), warn: @escaping @Sendable (String) -> Void
     ) {
         self.address = address
         self.rate = rate
