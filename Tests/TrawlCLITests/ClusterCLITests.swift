@@ -95,7 +95,9 @@ struct RateStoreCLITests {
             let shard = try TrawlProcess(
                 ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--rate", "20", "--shard", "0/2",
                  "--rate-store", redis.url], in: workspace, environment: [:])
-            #expect(try await waitUntil(shard) { server.requestLog.count >= 30 })
+            // Killed once the shard is under way (early: a test process held up on a busy machine must still find
+            // it running).
+            #expect(try await waitUntil(shard) { server.requestLog.count >= 5 })
             await redis.kill()
             let killed = ContinuousClock.now
             try await Task.sleep(for: .seconds(2))
