@@ -7,7 +7,7 @@ import Testing
 /// (`TLSOptions.caFile`, `Timeouts.total`) reaches a CLI user.
 @Suite("CLI hints name flags that exist")
 struct HintFlagsTests {
-    static let commands = ["demo", "fetch", "get", "extract", "bench", "serve"]
+    static let commands = ["demo", "fetch", "get", "extract", "bench", "serve", "report", "plan"]
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
 
