@@ -107,7 +107,8 @@ struct RateStoreCLITests {
             #expect(status == 0, "\(shard.stderr)")
             let lines = shard.stderr.split(separator: "\n")
             #expect(lines.filter { $0.contains("does not answer") }.count == 1, "\(shard.stderr)")
-            #expect(lines.filter { $0.contains("answers again") }.count == 1, "\(shard.stderr)")
+            // Rejoined (more than once if a store reply on a loaded machine took past the timeout after the restart).
+            #expect(lines.filter { $0.contains("answers again") }.count >= 1, "\(shard.stderr)")
             // Without the store: 10 requests/s (20 split between 2 shards), no burst of what the local bucket
             // saved up while the store held the budget (10 more). Slack: 2 requests that took their token from the
             // store just before it died, and 3 for a server thread reading a backlog at once.
