@@ -175,6 +175,10 @@ public struct JobSettings: Sendable, Hashable {
     /// Per-host concurrency that halves on 429/503 or a pause and grows back by one, up to `perHost`
     /// (`settings.adaptive`, `--adaptive`).
     public var adaptive = false
+    /// Conditional requests (`cache:`, `--cache`): the job's private response cache, and whether a page answered
+    /// `304` writes its items again (`on_not_modified: write`, the default) or none (`skip`).
+    public var cache: String?
+    public var skipNotModified = false
 
     public init() {}
 }

@@ -86,7 +86,7 @@ struct JobFileReader {
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
         "trusted_origins", "sensitive_headers", "stop_on_status",
-        "connect_timeout_s", "tls", "http", "auth",
+        "connect_timeout_s", "tls", "http", "auth", "cache", "on_not_modified",
     ] + clusterSettingsKeys
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
@@ -172,6 +172,7 @@ struct JobFileReader {
             case "http": settings.http = try http(value, field)
             case "auth": settings.auth = try auth(value, field)
             case _ where Self.clusterSettingsKeys.contains(key): try clusterSetting(key, value, into: &settings)
+            case "cache", "on_not_modified": try cacheSetting(key, value, field, into: &settings)
             default: settings.timeout = try seconds(value, field, positive: true)
             }
         }

@@ -13,7 +13,7 @@ import Synchronization
 /// `since_seq=N` items with `seq >= N`; `ignore_since=1` ignores both (a server without the filter);
 /// `per_page` (default 10), `page` (from 1), `delay_ms=MS` (wait before answering).
 /// Caching: every page has an `ETag` (a hash of its body) and a `Last-Modified`; `If-None-Match` with that ETag
-/// (or `If-Modified-Since` with that date, when no `If-None-Match` is sent) answers 304 with no body.
+/// (or `If-Modified-Since` with that date, when no `If-None-Match` is sent) answers 304 with no body and no `Link`.
 /// `no_store=1` adds `Cache-Control: no-store`.
 enum FeedEndpoint {
     struct Item: Sendable {
@@ -48,9 +48,12 @@ enum FeedEndpoint {
         }
         let inm = request.head.headers["If-None-Match"].first
         let ims = request.head.headers["If-Modified-Since"].first
+        // A 304 carries the validators and Cache-Control only (no Link): the client keeps the rest.
+        let validators = headers.filter { $0.0 != "Link" }
         var response =
             inm == etag || (inm == nil && ims == lastModified)
-            ? Response(status: 304, headers: headers + [("Content-Length", "0")]) : .json(200, body, headers: headers)
+            ? Response(status: 304, headers: validators + [("Content-Length", "0")])
+            : .json(200, body, headers: headers)
         if let delay = target.int("delay_ms") { response.delay = .milliseconds(Int64(delay)) }
         return response
     }

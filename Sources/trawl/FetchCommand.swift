@@ -36,6 +36,8 @@ struct Fetch: AsyncParsableCommand {
     @OptionGroup var detection: DetectFlags
     @OptionGroup(title: "Incremental sync") var incremental: IncrementalFlags
 
+    @OptionGroup(title: "Conditional requests") var cacheFlags: CacheFlags
+
     @Option(
         name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
         transform: RequestOption.method)
@@ -157,6 +159,7 @@ struct Fetch: AsyncParsableCommand {
         applyOverrides(to: &job.settings)
         walk.apply(to: &job.settings)
         cluster.apply(to: &job.settings)
+        cacheFlags.apply(to: &job.settings)
         applyTLS(to: &job, environment: environment)
         for index in job.sources.indices {
             job.sources[index].maxItems = job.sources[index].maxItems ?? maxItems

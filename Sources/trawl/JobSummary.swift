@@ -28,6 +28,7 @@ enum JobSummary {
             String(
                 format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", totals.latencyMs.p50,
                 totals.latencyMs.p90, totals.latencyMs.p99, totals.latencyMs.max))
+        if totals.notModified > 0 { lines.append("not modified: \(totals.notModified) pages (304: the stored page)") }
         for (name, stats) in report.sources.sorted(by: { $0.key < $1.key }) {
             lines.append(
                 "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "

@@ -98,6 +98,17 @@ struct IncrementalJobFileTests {
         #expect(job.sources[0].primaryKey == "id")
     }
 
+    @Test func cacheSettings() throws {
+        let job = try Job.parse(source("", extra: "settings: {cache: jobs.cache, on_not_modified: skip}"), environment: [:])
+        #expect(job.settings.cache == "jobs.cache")
+        #expect(job.settings.skipNotModified)
+        let plain = try Job.parse(source(""), environment: [:])
+        #expect(plain.settings.cache == nil && !plain.settings.skipNotModified)
+        let bad = try #require(fileError(source("", extra: "settings: {cache: c, on_not_modified: maybe}")))
+        #expect(bad.field == "settings.on_not_modified")
+        #expect(bad.message.contains("unknown value 'maybe'"))
+    }
+
     @Test func windowFilterKeepsNewAndChangedItems() throws {
         let spec = IncrementalSpec(cursor: "u", param: "since", initial: "0", lookback: "5")
         let seen = ["1": SeenItem(h: hash(#"{"id":1,"u":10}"#), c: "10")]

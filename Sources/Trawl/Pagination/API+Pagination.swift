@@ -60,6 +60,7 @@ extension API {
             return QueryEditing.page(request, of: base, on: again)
         }
         paginator.retryPolicy = retryPolicy
+        paginator.cache = cache
         let behavior = route.stubbing ?? stubbing
         if behavior != .never {
             let routeStub = route.stub

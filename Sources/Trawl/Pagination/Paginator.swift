@@ -45,6 +45,8 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
     var prepare: (@Sendable (Request, Int) async throws -> Request)?
     /// How often a page whose head failed in a way that may pass is tried; ``API`` sets its `retryPolicy`.
     public var retryPolicy = RetryPolicy.never
+    /// Conditional requests for every page (an ``API``'s `cache`).
+    public var cache: (any ResponseCache)?
     /// Set by ``API`` when stubbing applies to the route: the stubbed response for a page request, or `nil`
     /// for the network.
     var stub: (@Sendable (Request) async throws -> RawResponse?)?
@@ -104,6 +106,7 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         exchange.shouldRefresh = shouldRefresh
         exchange.prepare = prepare
         exchange.retryPolicy = retryPolicy
+        exchange.cache = cache
         exchange.makeError = makeError
         exchange.itemType = "\(Item.self)"
         exchange.errorBodyLimit = Self.errorBodyLimit

@@ -52,6 +52,9 @@ package struct PageExchange: Sendable {
     package var requiresArray = false
     /// The most bytes of a rejected page's body kept for its error.
     package var errorBodyLimit = 64 << 10
+    /// Conditional requests: a page stored with a validator is asked for with `If-None-Match` /
+    /// `If-Modified-Since`, and a `304` reads the stored body (see ``ResponseCache``).
+    package var cache: (any ResponseCache)?
 
     package init(client: Client, itemsPath: JSONKeyPath, capture: [JSONKeyPath] = [], form: JSONExtractor.Form) {
         self.client = client
@@ -66,19 +69,21 @@ package struct PageExchange: Sendable {
         var request = page.request
         var refreshed = false
         var attempt = 0
+        var revalidate = cache != nil
         while true {
             for observer in observers { observer.willSend(request) }
             let start = ContinuousClock.now
-            let head: ResponseHead
-            let body: PageStream.Body
+            var head: ResponseHead
+            var body: PageStream.Body
             var isStub = false
+            let cached = revalidate ? CacheExchange(cache, request) : nil
             do {
                 if let stub, let response = try await stub(request) {
                     head = ResponseHead(status: response.status, headers: response.headers, url: response.url)
                     body = .bytes(response.body)
                     isStub = true
                 } else {
-                    let response = try await client.stream(request)
+                    let response = try await client.stream(cached?.request ?? request)
                     head = response.head
                     body = .stream(response.body)
                 }
@@ -91,9 +96,21 @@ package struct PageExchange: Sendable {
                 continue
             }
             let sent = PageRequest(request: request, position: page.position)
+            var notModified = false
+            if let cached {
+                // nil: the stored body is gone or changed; ask again without validators.
+                guard let served = cached.notModified(&head, &body) else {
+                    revalidate = false
+                    continue
+                }
+                notModified = served
+            }
             if isAcceptable(head.status) {
-                return try PageStream(
+                let stream = try PageStream(
                     exchange: self, page: sent, index: index, head: head, body: body, start: start, isStub: isStub)
+                stream.notModified = notModified
+                stream.cacheWriter = notModified ? nil : cached?.writer(head)
+                return stream
             }
             let rejected = await Self.excerpt(of: body, head: head, limit: errorBodyLimit, isStub: isStub)
             for observer in observers { observer.didReceive(rejected, for: request, duration: .now - start) }
@@ -210,6 +227,10 @@ package final class PageStream: @unchecked Sendable {
     package private(set) var response: PageResponse?
     /// What the whole body held, once it has ended.
     package private(set) var summary: JSONExtractor.Summary?
+    /// The server answered `304`: the body is the stored one.
+    package var notModified = false
+    /// Stores the body as it streams, committed when the page ends whole.
+    var cacheWriter: (any ResponseCacheWriter)?
     private var chunks: ResponseBody.AsyncIterator?
     private var stubBody: [UInt8]?
     private let extractor: JSONExtractor
@@ -357,11 +378,16 @@ package final class PageStream: @unchecked Sendable {
             stubBody = nil
             return body.isEmpty ? nil : body
         }
-        return try await chunks?.next(isolation: actor)
+        let chunk = try await chunks?.next(isolation: actor)
+        if let chunk { cacheWriter?.append(chunk) }
+        return chunk
     }
+
+    deinit { cacheWriter?.discard() }
 
     private func finish(_ summary: JSONExtractor.Summary) {
         chunks = nil
+        cacheWriter?.commit()
         self.summary = summary
         response = PageResponse(
             request: page.request, position: page.position, itemCount: summary.elementCount,
@@ -376,6 +402,7 @@ package final class PageStream: @unchecked Sendable {
     /// reported with.
     private func fail(_ kind: PaginationError.Kind, _ error: any Error) -> PaginationError {
         chunks = nil
+        cacheWriter?.discard()
         let request = page.request
         let source = isStub ? "stubbed " : ""
         let reported: any Error

@@ -192,9 +192,9 @@ extension API {
     private func perform(_ request: Request, route: some Route) async throws -> RawResponse {
         switch route.stubbing ?? stubbing {
         case .never:
-            return RawResponse(try await client.send(request))
+            return try await revalidating(request)
         case .whenAvailable:
-            guard let stub = route.stub else { return RawResponse(try await client.send(request)) }
+            guard let stub = route.stub else { return try await revalidating(request) }
             return try await serve(stub, request)
         case .always:
             guard let stub = route.stub else {

@@ -34,6 +34,8 @@ public struct API: Sendable {
     public var stubbing: StubBehavior
     /// Defaults of `paginator`, `pages(of:)` and `items(of:)`; `serial` forces serial page fetching.
     public var pagination = PaginationSettings()
+    /// Conditional requests for `send` and every page (see ``ResponseCache``); `nil`: none.
+    public var cache: (any ResponseCache)?
 
     public init(
         baseURL: String, headers: HTTPHeaders = [:], client: Client = Client(),

@@ -81,6 +81,9 @@ public struct JobStats: Sendable, Codable {
     public var rateLimitWaitSeconds = 0.0
     /// Pauses shortened to the job's maximum wait.
     public var cappedWaits = 0
+    /// Pages the server answered `304 Not Modified` (conditional requests with `--cache`): the stored page was
+    /// used. Counted in `requests` and `pages` too.
+    public var notModified = 0
     public var latencyMs = Percentiles()
 
     public struct Percentiles: Sendable, Codable {
@@ -192,6 +195,15 @@ final class JobMetrics: Sendable {
             $0.progress.unitsTotal = total
             $0.progress.unitsDone = skipped
             $0.progress.unitsSkipped = skipped
+        }
+    }
+
+    /// A page answered `304`, served from the cache.
+    func notModified(source: String, host: String) {
+        state.withLock { state in
+            state.totals.stats.notModified += 1
+            state.sources[source, default: Scope()].stats.notModified += 1
+            state.hosts[host, default: Scope()].stats.notModified += 1
         }
     }
 

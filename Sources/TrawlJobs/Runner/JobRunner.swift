@@ -79,6 +79,8 @@ public final class JobRunner: Sendable {
     let policy: RetryPolicy
     let authorizers: JobAuthorizers
     let childPlan: ChildPlan?
+    /// The job's response cache (`settings.cache`): private to the job, so credentialed pages are stored too.
+    let cache: DiskResponseCache?
 
     /// A runner for explicit units (`Job.units(environment:)` makes them); `redact`/`unredact` hide secrets in
     /// everything persisted.
@@ -99,6 +101,7 @@ public final class JobRunner: Sendable {
         childPlan = Self.makeChildPlan(units: units, options: options)
         scheduler = RequestScheduler(settings: settings, options: options, job: fingerprint)
         policy = RetryPolicy(attempts: settings.attempts, backoff: settings.backoff, maxBackoff: settings.maxBackoff)
+        cache = settings.cache.flatMap { try? DiskResponseCache(directory: $0, isPrivate: true) }
     }
 
     /// Pages of one unit fetched at once when its page count is known.
@@ -111,6 +114,7 @@ public final class JobRunner: Sendable {
     public func run() async throws -> JobReport {
         let startedAt = Date()
         var selected = units.filter { options.unitFilter?($0) ?? true || childPlan?.isParent($0) == true }
+        try checkCache()
         let temporaryState = options.stateDirectory == nil
         let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
         let incremental = try prepareIncremental(&selected)

@@ -16,6 +16,12 @@ struct PageLines: Sendable {
     var host = ""
     /// For an incremental source: the items kept and the cursors read (`lines` holds only the kept items).
     var incremental: IncrementalWindow.Page?
+    /// The server answered `304` and the stored page was used; `skipped` when its items were not written again.
+    var notModified = false
+    var skipped = false
+
+    /// The items this page adds to the output.
+    var writtenItems: Int { skipped ? 0 : incremental?.kept ?? itemCount }
 }
 
 /// Turns the items of one page into JSONL lines as its body streams through the ``PageExchange``; a page is the
@@ -33,6 +39,8 @@ struct PageLinesReader: Sendable {
     var side: [JSONKeyPath] = []
     /// An incremental source's window: items outside it, or written unchanged by an earlier run, are dropped.
     var window: IncrementalWindow?
+    /// `on_not_modified: skip`: a page answered `304` writes no items.
+    var skipNotModified = false
 
     init(
         client: Client, items: JSONKeyPath, capture: [JSONKeyPath], maxPageBytes: Int,
@@ -53,6 +61,8 @@ struct PageLinesReader: Sendable {
             into: &lines, limit: maxPageBytes, hint: "raise --max-page-bytes or ask for smaller pages")
         {}
         let response = try await page.readToEnd { _ in }  // the body has ended: the page as the strategy sees it
+        let skipped = page.notModified && skipNotModified
+        if skipped { lines = [] }
         let incremental = try window.map { window throws(PaginationError) in
             try window.page(lines, request: pageRequest, index: index, url: page.head.url)
         }
@@ -65,7 +75,8 @@ struct PageLinesReader: Sendable {
         }
         return PageLines(
             lines: lines, itemCount: response.itemCount, captured: response.captured, head: page.head,
-            bodyBytes: page.byteCount, latency: ContinuousClock.now - start, incremental: incremental)
+            bodyBytes: page.byteCount, latency: ContinuousClock.now - start, incremental: incremental,
+            notModified: page.notModified, skipped: skipped)
     }
 
     /// Wraps each item line: `PREFIX ITEM ,"side":{…} }` (the side object only when side fields were asked for).

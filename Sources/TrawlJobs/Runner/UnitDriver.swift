@@ -24,7 +24,7 @@ final class CommitPipeline {
         let ordinal = driver.unit.ordinal
         let lines = driver.runner.childPlan?.discoveryOnly.contains(ordinal) == true ? [] : page.lines
         let commit = driver.store.submitPage(ordinal: ordinal, lines: lines, state: state, children: children)
-        pending.append((commit, page.incremental?.kept ?? page.itemCount, page.host, page.lines.count))
+        pending.append((commit, page.writtenItems, page.host, page.lines.count))
         pendingBytes += page.lines.count
         while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
             try await drainOne()
@@ -69,6 +69,7 @@ struct UnitDriver: Sendable {
         reader.exchange.stub = runner.options.firstPages
         reader.window = unit.window
         reader.parentFields = unit.parentFields
+        (reader.exchange.cache, reader.skipNotModified) = (runner.cache, runner.settings.skipNotModified)
         return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
 
@@ -278,6 +279,7 @@ struct UnitDriver: Sendable {
             switch result {
             case .success(var page):
                 page.host = host
+                if page.notModified { runner.metrics.notModified(source: unit.source, host: host) }
                 runner.metrics.pageFetched(
                     source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
                 return page
