@@ -64,9 +64,12 @@ struct IncrementalCLITests {
             #expect(change["after"] as? String == "2024-01-01T00:31:00Z")
             #expect(change["committed"] as? Bool == true)
 
-            // Nothing new: an empty output, the mark stays.
-            let third = try await trawl(incrementalArguments(server, "a", output: ["-o", "run3.jsonl"]), in: workspace)
+            // Nothing new: an empty output, the mark stays; the summary says so.
+            let third = try await trawl(
+                incrementalArguments(server, "a", output: ["-o", "run3.jsonl"]).filter { $0 != "-q" }, in: workspace)
             #expect(third.status == 0, "\(third.stderr)")
+            #expect(third.stdout.contains("mark a: 2024-01-01T00:31:00Z -> 2024-01-01T00:31:00Z (run "))
+            #expect(third.stdout.contains("since=2024-01-01T00:31:00Z; committed)"))
             #expect(workspace.text("run3.jsonl").isEmpty)
             #expect(try mark(workspace, "a") == "2024-01-01T00:31:00Z")
         }
