@@ -103,6 +103,26 @@ struct IncrementalCLITests {
         }
     }
 
+    @Test("a crash after the complete checkpoint but before the marks were replaced: the next run commits first")
+    func rollForward() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("r", count: 12)
+            let first = try await trawl(incrementalArguments(server, "r", output: ["-o", "run1.jsonl"]), in: workspace)
+            #expect(first.status == 0, "\(first.stderr)")
+            // As if trawl had died between the checkpoint saying complete and marks.json's replacement.
+            try FileManager.default.removeItem(atPath: workspace.path("state/marks.json"))
+            server.feedAdd("r", count: 4)
+            server.resetRequestLog()
+            let second = try await trawl(incrementalArguments(server, "r", output: ["-o", "run2.jsonl"]), in: workspace)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(sinceValues(server, "r").first == "2024-01-01T00:11:00Z")
+            #expect(workspace.text("run2.jsonl") == feedLines(server, "r", ids: Array(12..<16)))
+            #expect(try mark(workspace, "r") == "2024-01-01T00:15:00Z")
+        }
+    }
+
     @Test("a run with a page that fails leaves the mark; the retry commits that run's window")
     func failedRunLeavesMark() async throws {
         try await TestServer.with { server in
