@@ -77,12 +77,15 @@ public final class DiskResponseCache: ResponseCache {
     ]
 
     fileprivate func commit(_ key: ResponseCacheKey, body temporary: String, meta: Meta) {
+        // No fsync: a cache may lose entries in a crash, never serve a wrong one. The body goes first, so a crash
+        // before the record leaves the old record, whose checksum refuses this body.
+        let manager = FileManager.default
         do {
-            // The body first: a crash before the record leaves the old record, whose checksum refuses this body.
-            try DurableFiles.move(temporary, to: path(key, ".body"))
+            try? manager.removeItem(atPath: path(key, ".body"))
+            try manager.moveItem(atPath: temporary, toPath: path(key, ".body"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try DurableFiles.replace(path(key, ".json"), with: [UInt8](try encoder.encode(meta)))
+            try encoder.encode(meta).write(to: URL(fileURLWithPath: path(key, ".json")), options: .atomic)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
         }
