@@ -47,6 +47,23 @@ struct ResponseCacheTests {
         }
     }
 
+    @Test("a renewed bearer token keeps its pages' cache key when the adapter names its principal")
+    func principalKeysTheCache() {
+        func request(_ token: String) -> Request {
+            var request = Request(url: "https://api.example.com/teams?page=2")
+            request.headers["Authorization"] = "Bearer " + token
+            return request
+        }
+        let principal = "oauth2 https://auth.example.com/token app read"
+        #expect(ResponseCacheKey(request("run-1"), principal: principal)
+            == ResponseCacheKey(request("run-2"), principal: principal))
+        #expect(ResponseCacheKey(request("run-1")) != ResponseCacheKey(request("run-2")))
+        // Another principal (another client) never shares the stored pages.
+        #expect(ResponseCacheKey(request("run-1"), principal: principal)
+            != ResponseCacheKey(request("run-1"), principal: "oauth2 https://auth.example.com/token other read"))
+        #expect(ResponseCacheKey(request("run-1"), principal: principal).carriesCredentials)
+    }
+
     @Test("a shared cache never stores a response to a credentialed request; a private one does")
     func credentialsOnlyInPrivateCache() async throws {
         try await withServer { server in

@@ -35,6 +35,10 @@ public final class OAuth2ClientCredentialsAdapter: RequestAdapter, RequestRetrie
     public let tokenURL: String
     public let clientID: String
     public let scope: String?
+
+    /// The principal its tokens authenticate (token URL, client and scope), the same for every token it gets: a
+    /// response cache keys pages by it (`ResponseCacheKey(principal:)`), not by a token that changes each run.
+    public var principal: String { "oauth2 \(tokenURL) \(clientID) \(scope ?? "")" }
     public let clientAuthentication: ClientAuthentication
     /// How long before its expiry a token is replaced (at most half its lifetime).
     public let refreshMargin: Duration

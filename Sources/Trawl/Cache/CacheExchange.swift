@@ -10,10 +10,10 @@ struct CacheExchange {
     let request: Request
     let stored: CachedResponse?
 
-    init?(_ cache: (any ResponseCache)?, _ request: Request) {
+    init?(_ cache: (any ResponseCache)?, _ request: Request, principal: String? = nil) {
         guard let cache else { return nil }
         self.cache = cache
-        key = ResponseCacheKey(request)
+        key = ResponseCacheKey(request, principal: principal)
         original = request
         if let (conditional, stored) = cache.conditional(request, key) {
             self.request = conditional

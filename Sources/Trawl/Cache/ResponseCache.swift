@@ -14,12 +14,19 @@ public struct ResponseCacheKey: Sendable, Hashable {
     /// SHA-256 (hex) of the request's credential headers, names lowercased and sorted; empty without any.
     public var credentials: String
 
-    public init(_ request: Request, sensitiveHeaders: Set<String> = []) {
+    /// `principal`, when given, stands for the `Authorization` header's value: a bearer token that an adapter renews
+    /// (OAuth2 hands out a new one each run) must not make every stored page a stranger to the next run, so the
+    /// adapter names the principal it authenticates instead (its token URL, client and scope).
+    public init(_ request: Request, sensitiveHeaders: Set<String> = [], principal: String? = nil) {
         method = request.method.rawValue
         url = request.url
         var fields: [String] = []
         for (name, value) in request.headers where OriginGuard.isSensitive(name, extra: sensitiveHeaders) {
-            fields.append(name.lowercased() + ":" + value)
+            if let principal, name.lowercased() == "authorization" {
+                fields.append("authorization:principal " + principal)
+            } else {
+                fields.append(name.lowercased() + ":" + value)
+            }
         }
         let query = URLComponents(string: request.url)?.queryItems ?? []
         for item in query where Redaction.defaultQueryNames.contains(item.name.lowercased()) {

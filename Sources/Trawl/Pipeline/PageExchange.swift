@@ -55,6 +55,8 @@ package struct PageExchange: Sendable {
     /// Conditional requests: a page stored with a validator is asked for with `If-None-Match` /
     /// `If-Modified-Since`, and a `304` reads the stored body (see ``ResponseCache``).
     package var cache: (any ResponseCache)?
+    /// Who the `Authorization` header's renewable token authenticates, for the cache key (see `ResponseCacheKey`).
+    package var cachePrincipal: String?
 
     package init(client: Client, itemsPath: JSONKeyPath, capture: [JSONKeyPath] = [], form: JSONExtractor.Form) {
         self.client = client
@@ -76,7 +78,7 @@ package struct PageExchange: Sendable {
             var head: ResponseHead
             var body: PageStream.Body
             var isStub = false
-            let cached = revalidate ? CacheExchange(cache, request) : nil
+            let cached = revalidate ? CacheExchange(cache, request, principal: cachePrincipal) : nil
             do {
                 if let stub, let response = try await stub(request) {
                     head = ResponseHead(status: response.status, headers: response.headers, url: response.url)

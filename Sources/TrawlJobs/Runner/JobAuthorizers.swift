@@ -38,6 +38,9 @@ struct JobAuthorizers: Sendable {
 struct PageAuthorizer: Sendable {
     let adapter: Result<OAuth2ClientCredentialsAdapter, TrawlError>
 
+    /// What the tokens stand for, stable across runs (the cache keys stored pages by it, not by the token).
+    var principal: String? { try? adapter.get().principal }
+
     func authorize(_ request: Request) async throws -> Request {
         guard !request.strippedHeaders.contains("authorization") else { return request }
         var request = request
@@ -57,6 +60,7 @@ extension PageLinesReader {
         var reader = self
         reader.exchange.shouldRefresh = { request, response in try await authorizer.shouldRefresh(request, response) }
         reader.exchange.prepare = { request, _ in try await authorizer.authorize(request) }
+        reader.exchange.cachePrincipal = authorizer.principal
         reader.authorizer = authorizer
         return reader
     }
