@@ -127,7 +127,7 @@ final class JobStore: Sendable {
                 existing = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
             } catch {
                 throw JobError.state(
-                    "the checkpoint \(checkpointPath) is unreadable (\(error))",
+                    "the checkpoint \(checkpointPath) is unreadable (\(StateFileProblem.describe(error)))",
                     hint: "pass --restart to start the job over")
             }
         }

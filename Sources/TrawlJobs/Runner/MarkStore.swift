@@ -53,7 +53,7 @@ public struct MarkStore: Sendable {
             return try JSONDecoder().decode(File.self, from: Data(bytes))
         } catch {
             throw JobError.state(
-                "the marks file \(path) is unreadable (\(error))",
+                "the marks file \(path) is unreadable (\(StateFileProblem.describe(error)))",
                 hint: "fix it, or remove it (every incremental source starts again from its initial value)")
         }
     }

@@ -245,7 +245,8 @@ struct UnitDriver: Sendable {
         do {
             return try body()
         } catch {
-            throw JobError.state("the checkpoint of unit '\(unit.id)' is unreadable (\(error))",
+            throw JobError.state(
+                "the checkpoint of unit '\(unit.id)' is unreadable (\(StateFileProblem.describe(error)))",
                 hint: "pass --restart to start the job over")
         }
     }
