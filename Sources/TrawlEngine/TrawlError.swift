@@ -117,7 +117,9 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
             let detail = curlMessage.map { $0.isEmpty ? "" : ": \($0)" } ?? ""
             text += " [curl \(curlCode)\(detail)]"
         }
-        if let underlying { text += " [\(underlying)]" }
+        // An underlying error the message already quotes (a JSON error: "… is not the expected JSON: …") is not
+        // repeated.
+        if let underlying, case let said = "\(underlying)", !message.contains(said) { text += " [\(said)]" }
         if let hint { text += ". \(hint)" }
         return text
     }
