@@ -7,10 +7,15 @@ extension JSONExtractor {
         case .ok:
             return
         case .stopped(let offset):
-            let at = unit == nil ? parsed : parsed + offset
+            let at = Swift.max(0, unit == nil ? parsed : parsed + offset)
             switch state.pointee.failure {
             case .tooDeep:
                 throw makeError(.tooDeep, "nesting deeper than \(limits.maxDepth)", at: at, unit: unit)
+            case .elementTooLarge:
+                throw makeError(
+                    .tooLarge,
+                    "element \(state.pointee.elementCount) is larger than the \(Self.size(limits.maxElementBytes)) limit",
+                    at: at, unit: unit)
             case .captureTooLarge:
                 throw makeError(
                     .tooLarge, "a captured field is larger than the \(Self.size(limits.maxCaptureBytes)) limit",
@@ -20,12 +25,12 @@ extension JSONExtractor {
                     .duplicateKey,
                     "the value at \(path) appears twice (a duplicated key); its elements up to here were delivered",
                     at: at, unit: unit)
-            case .tokenTooLarge, nil:
-                throw makeError(
-                    .tooLarge, "a single token is larger than the \(Self.size(limits.maxTokenBytes)) limit",
-                    at: at, unit: unit)
+            case .tokenTooLarge(let startInInput):
+                throw makeError(.tooLarge, tokenLimitMessage, at: tokenOverrunOffset(startInInput: startInInput, unit: unit), unit: unit)
+            case nil:
+                throw makeError(.tooLarge, tokenLimitMessage, at: at, unit: unit)
             }
-        case let .syntax(message, offset, afterToken):
+        case let .syntax(message, offset, afterToken, steppedBack):
             if unit == nil && message == "premature EOF" {
                 if !sawContent { throw makeError(.empty, "empty document: no JSON value", at: 0, unit: nil) }
                 throw makeError(.truncated, "response ended early (truncated at byte \(parsed))", at: parsed, unit: nil)
@@ -35,11 +40,17 @@ extension JSONExtractor {
                 throw makeError(
                     .html, "body is HTML, not JSON (the server returned an error page?)", at: at, unit: unit)
             }
+            let stepped = steppedBack ? unit.flatMap { tokenSteppedBack(to: offset, unit: $0) } : nil
+            let end = unit == nil ? parsed : stepped?.end ?? parsed + offset
+            if let overrun = bareOverrun(endingAt: end, unit: unit) { throw overrun }
             let at: Int
-            if unit == nil {
+            if let stepped {
+                at = stepped.start
+            } else if unit == nil {
                 at = tokenStart(endingAt: parsed, unit: nil)
-            } else if afterToken {
-                at = tokenStart(endingAt: parsed + offset, unit: unit)
+            } else if afterToken, let unit {
+                at = tokenStart(endingExactlyAt: parsed + offset, unit: unit)
+                    ?? tokenStart(endingAt: parsed + offset, unit: unit)
             } else {
                 at = parsed + offset
             }
@@ -67,6 +78,8 @@ extension JSONExtractor {
             return makeError(
                 .syntax, "invalid JSON: control character 0x\(InputScanner.hex(byte))",
                 at: offset, unit: nil, following: following)
+        case .stringTooLarge:
+            return makeError(.tooLarge, tokenLimitMessage, at: offset, unit: nil, following: following)
         case .loneSurrogate(let value):
             let text = String(value, radix: 16, uppercase: true)
             return makeError(
@@ -103,6 +116,11 @@ extension JSONExtractor {
                 column = offset + 1
             }
             if column == nil { line = nil }
+        }
+        if local < 0, offset >= 0, (parsedLastNewline ?? -1) < offset {
+            // Before the bytes in memory, inside a token held from earlier ones: tokens hold no line feed.
+            line = parsedNewlines + 1
+            column = offset - (parsedLastNewline ?? -1)
         }
         if local >= 0 && local <= window.count && !window.isEmpty {
             let before = window[Swift.max(0, local - 24)..<local]

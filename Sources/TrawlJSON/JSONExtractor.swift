@@ -66,7 +66,7 @@ public final class JSONExtractor {
     let parser: YajlParser
     var state: UnsafeMutablePointer<ParseState> { parser.state }
 
-    var scanner = InputScanner()
+    var scanner: InputScanner
     /// Scanned bytes not yet given to yajl, held to coalesce the pieces of a long token.
     var pending = ByteBuffer()
     var pendingNewlines = 0
@@ -82,8 +82,15 @@ public final class JSONExtractor {
     var parsedLastNewline: Int?
     /// The last bytes given to yajl, for excerpts.
     var recent: [UInt8] = []
-    /// Bytes given to yajl since the last token ended: a long token being assembled.
-    var quietBytes = 0
+    /// The bytes of the token yajl holds unfinished at `parsed` (a long string or number being assembled),
+    /// and the boundaries of the tokens outside strings, followed across calls.
+    var heldBytes = 0
+    var bare = BareTokens()
+    /// Whether the bytes at `parsed` are inside a string, opened at `unitStringStart`.
+    var followsValue = false
+    var unitStartsInString = false
+    var unitStringStart = 0
+    var unitStartsEscaped = false
     var delivered = 0
     /// Where `feed(_:appendingLinesTo:)` appends the completed elements, during that call.
     var lineSink: UnsafeMutablePointer<[UInt8]>?
@@ -123,6 +130,7 @@ public final class JSONExtractor {
         self.capturePaths = capture
         self.form = form
         self.limits = limits
+        scanner = InputScanner(maxTokenBytes: limits.maxTokenBytes)
         let matcher = PathMatcher(items: path, captures: capture)
         let stateForm: ParseState.Form = form == .json ? .json : form == .values ? .values : .count
         parser = YajlParser(state: ParseState(
@@ -234,18 +242,14 @@ public final class JSONExtractor {
             headChecked = true
         }
         // While a long token is being assembled, yajl rescans it from its start on every call:
-        // hold input back until it at least doubles what yajl has already buffered.
-        let target = quietBytes >= 256 ? quietBytes : 0
+        // hold input back until it at least doubles what yajl has already buffered. (The scanner refuses a
+        // string past the token limit, and `parseUnit` a number, so what is held stays bounded.)
+        let target = heldBytes >= 256 ? heldBytes : 0
         if pending.isEmpty && bytes.count >= target {
             try parseUnit(bytes, newlines: newlines, lastNewline: lastNewline, onElement)
         } else {
             appendPending(bytes, newlines: newlines, lastNewline: lastNewline)
             if pending.count >= target { try parsePending(onElement) }
-        }
-        if quietBytes + pending.count > limits.maxTokenBytes {
-            throw makeError(
-                .tooLarge, "a single token is larger than the \(Self.size(limits.maxTokenBytes)) limit",
-                at: parsed, unit: nil)
         }
     }
 
@@ -268,18 +272,19 @@ public final class JSONExtractor {
     private func parseUnit(
         _ unit: UnsafeRawBufferPointer, newlines: Int, lastNewline: Int?, _ onElement: (JSONElement) throws -> Void
     ) throws {
-        let progressBefore = state.pointee.progress
         let outcome = parser.parse(unit)
         defer { parser.release() }
         try deliver(onElement)
         try check(outcome, unit: unit)
+        try checkHeldToken(unit)
         parsed += unit.count
+        unitStartsInString = scanner.strings.inString
+        unitStringStart = scanner.strings.start
+        unitStartsEscaped = scanner.awaitsEscapedByte
         parsedNewlines += newlines
         if let lastNewline { parsedLastNewline = lastNewline }
         recent.append(contentsOf: unit.suffix(32))
         if recent.count > 32 { recent.removeFirst(recent.count - 32) }
-        quietBytes = state.pointee.progress == progressBefore ? quietBytes + unit.count : 0
-        try checkSizes()
     }
 
     private func deliver(_ onElement: (JSONElement) throws -> Void) throws {
@@ -297,22 +302,6 @@ public final class JSONExtractor {
             delivered += 1
             start = end + separator
             try onElement(element)
-        }
-    }
-
-    private func checkSizes() throws {
-        let parseState = state.pointee
-        if parseState.openElementBytes > limits.maxElementBytes {
-            throw makeError(
-                .tooLarge,
-                "element \(parseState.elementCount) is larger than the \(Self.size(limits.maxElementBytes)) limit",
-                at: parsed, unit: nil)
-        }
-        if parseState.captureBytes > limits.maxCaptureBytes {
-            throw makeError(
-                .tooLarge,
-                "a captured field is larger than the \(Self.size(limits.maxCaptureBytes)) limit",
-                at: parsed, unit: nil)
         }
     }
 

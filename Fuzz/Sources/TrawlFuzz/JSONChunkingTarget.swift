@@ -5,7 +5,8 @@ import TrawlJSON
 
 /// The streaming JSON extractor gives the same elements, summary and error however the document is cut into
 /// chunks: each input is extracted once in one piece and once in pieces whose sizes derive from the input.
-/// Every failure is a `JSONError` (never a trap or another error type), the same but for its excerpt.
+/// Every failure is a `JSONError` (never a trap or another error type), the same but for its excerpt: the same
+/// code, message, byte offset, line, column and key path, after the same elements.
 ///
 /// Input: byte 0 picks the form, the item path, the limits and the chunking; bytes 1-2 seed the chunk sizes;
 /// the rest is the document.
@@ -16,8 +17,6 @@ enum JSONChunkingTarget {
         ("data.items", ["data.-1.id", "cursor"]),
         ("0", ["-1"]),
     ]
-
-    static let strictOffsets = getenv("TRAWL_FUZZ_STRICT_OFFSETS").map { String(cString: $0) } == "1"
 
     struct Outcome: Equatable {
         var elements: [[UInt8]] = []
@@ -51,27 +50,7 @@ enum JSONChunkingTarget {
         if options & 0x80 != 0 { chunks.insert([], at: random.next(below: chunks.count + 1)) }
 
         let whole = extract([document[...]], path: path, capture: capture, form: form, limits: limits)
-        var pieces = extract(chunks, path: path, capture: capture, form: form, limits: limits)
-        if !strictOffsets, let wholeError = whole.error, let piecesError = pieces.error,
-           wholeError.code != piecesError.code {
-            // Known, not yet fixed: with two faults in a document (invalid UTF-8 and a too-large token), which
-            // one is reported can depend on the chunking. Both runs must still fail, with the same elements.
-            pieces.error = wholeError
-        }
-        if !strictOffsets, whole != pieces, whole.error != nil, whole.error?.code == pieces.error?.code,
-            whole.summary == nil, pieces.summary == nil
-        {
-            // Known, not yet fixed: when the document fails, how many elements were handed out before the failure
-            // was noticed depends on the chunking (`[[[[0]]Closed]]]]i` at path 0: one element whole, none in
-            // pieces [5, 0, 13]). The failure itself must agree. TRAWL_FUZZ_STRICT_OFFSETS=1 reports it.
-            return
-        }
-        if !strictOffsets, whole != pieces, whole.error?.code == .tooLarge || pieces.error?.code == .tooLarge {
-            // Known, not yet fixed (issue 22, the single-token limit): what counts toward the limit is the input
-            // held since the last complete token, which depends on where the chunks end, so a document near the
-            // limit can pass whole and fail in pieces (or the reverse). TRAWL_FUZZ_STRICT_OFFSETS=1 reports it.
-            return
-        }
+        let pieces = extract(chunks, path: path, capture: capture, form: form, limits: limits)
         require(
             whole == pieces,
             "chunking changed the result (form \(form), path \(path), chunk sizes \(chunks.map(\.count))):\n"
@@ -106,14 +85,6 @@ enum JSONChunkingTarget {
             // The excerpt shows the bytes around the failure that had arrived by then: fewer when the
             // document came in pieces.
             error.excerpt = nil
-            if !strictOffsets {
-                // Known, not yet fixed: where a syntax error, trailing data or a too-large token is placed depends
-                // on how much of the document was in memory when it was noticed, so on the chunking
-                // (`[{"a":1",{"b":` says byte 9 whole, byte 10 a byte at a time), and so does the key path named
-                // for a too-large capture. The message must still agree; TRAWL_FUZZ_STRICT_OFFSETS=1 compares
-                // the positions too.
-                (error.byteOffset, error.line, error.column, error.keyPath) = (nil, nil, nil, nil)
-            }
             outcome.error = error
         } catch {
             require(false, "the extractor threw \(type(of: error)), not JSONError: \(error)")

@@ -137,6 +137,21 @@ extension ParseState {
         }
     }
 
+    /// Every limit is checked at the token that crosses it, so an extraction fails at the same byte of the
+    /// document, having handed out the same elements, however the document was chunked.
+    @inline(__always)
+    mutating func withinSizes() -> Bool {
+        if elementDepth >= 0 && element.count &- elementStart > maxElementBytes { return fail(.elementTooLarge) }
+        if capture.count > maxCaptureBytes { return fail(.captureTooLarge) }
+        return true
+    }
+
+    mutating func tokenTooLarge(_ text: UnsafeRawPointer?) -> Bool {
+        let address = UInt(bitPattern: text)
+        let inInput = address >= inputStart && address < inputEnd
+        return fail(.tokenTooLarge(startInInput: inInput ? Int(address - inputStart) : nil))
+    }
+
     mutating func fail(_ failure: Failure) -> Bool {
         self.failure = failure
         return false

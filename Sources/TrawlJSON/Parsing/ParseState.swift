@@ -31,7 +31,10 @@ struct ParseState {
 
     enum Failure {
         case tooDeep
-        case tokenTooLarge(Int)
+        /// A number (or a decoded string) longer than the limit; where it starts in the input being parsed,
+        /// when it is there.
+        case tokenTooLarge(startInInput: Int?)
+        case elementTooLarge
         case captureTooLarge
         case duplicateCollection
     }
@@ -52,6 +55,7 @@ struct ParseState {
     let form: Form
     let maxDepth: Int
     let maxTokenBytes: Int
+    let maxElementBytes: Int
     let maxCaptureBytes: Int
     /// The value at the item path is one element even when it is an array.
     let wholeValue: Bool
@@ -102,6 +106,7 @@ struct ParseState {
         self.form = form
         self.maxDepth = Swift.max(1, limits.maxDepth)
         self.maxTokenBytes = limits.maxTokenBytes
+        self.maxElementBytes = limits.maxElementBytes
         self.maxCaptureBytes = limits.maxCaptureBytes
         self.captured = Array(repeating: nil, count: captureDistances.count)
         self.rings = captureDistances.map { Ring(distance: $0) }
@@ -135,6 +140,7 @@ struct ParseState {
                 if form == .json { writeJSON("null") } else { element.append(EventTag.null.rawValue) }
             }
             if recording & 2 != 0 { capture.append(EventTag.null.rawValue) }
+            guard withinSizes() else { return false }
         }
         return valueEnded()
     }
@@ -149,13 +155,14 @@ struct ParseState {
                 if form == .json { writeJSON(value ? "true" : "false") } else { element.append(tag) }
             }
             if recording & 2 != 0 { capture.append(tag) }
+            guard withinSizes() else { return false }
         }
         return valueEnded()
     }
 
     mutating func onNumber(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
         progress &+= 1
-        guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
+        guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
@@ -169,13 +176,14 @@ struct ParseState {
                 }
             }
             if recording & 2 != 0 { Self.writeEvent(.number, text, length, into: &capture) }
+            guard withinSizes() else { return false }
         }
         return valueEnded()
     }
 
     mutating func onString(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
         progress &+= 1
-        guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
+        guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
@@ -189,13 +197,14 @@ struct ParseState {
                 }
             }
             if recording & 2 != 0 { Self.writeEvent(.string, text, length, into: &capture) }
+            guard withinSizes() else { return false }
         }
         return valueEnded()
     }
 
     mutating func onKey(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
         progress &+= 1
-        guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
+        guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let top = frames + depth
         top.pointee.count &+= 1
         top.pointee.keyLength = Int32(truncatingIfNeeded: length)
@@ -229,6 +238,7 @@ struct ParseState {
                 capture.appendUInt32(UInt32(truncatingIfNeeded: length))
                 capture.append(text, length)
             }
+            guard withinSizes() else { return false }
         }
         return true
     }
@@ -262,6 +272,7 @@ struct ParseState {
                 frames[depth].captureOffset = Int32(truncatingIfNeeded: capture.count)
                 Self.writeContainerHeader(isArray, into: &capture)
             }
+            guard withinSizes() else { return false }
         }
         if state < 0 && recording == 0 { skipping = true }
         return true
@@ -270,9 +281,9 @@ struct ParseState {
     // MARK: - Skipped containers
 
     /// A token inside a skipped container.
-    mutating func onSkippedToken(_ length: Int) -> Bool {
+    mutating func onSkippedToken(_ text: UnsafeRawPointer?, _ length: Int) -> Bool {
         progress &+= 1
-        guard length <= maxTokenBytes else { return fail(.tokenTooLarge(length)) }
+        guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         return true
     }
 
@@ -310,6 +321,7 @@ struct ParseState {
             if recording & 2 != 0 {
                 Self.patchContainerHeader(at: Int(frame.captureOffset), count: frame.count, in: &capture)
             }
+            guard withinSizes() else { return false }
         }
         if frame.takesFromEnd { resolveRings(frame) }
         depth &-= 1

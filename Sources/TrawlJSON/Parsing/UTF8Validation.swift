@@ -5,11 +5,17 @@
 /// feed and carriage return, so the whole stream is validated without knowing where strings are.
 /// Every backslash is read as the start of an escape: outside a string it is a syntax error that
 /// yajl reports first. Line feeds are counted on the way for error positions.
+///
+/// It also follows strings (unescaped quotes open and close them) so that a string longer than the
+/// single-token limit is refused at one fixed byte of the document, the first one past the limit,
+/// however the document is cut into chunks (see `StringTracking`).
 struct InputScanner {
     enum Failure: Equatable {
         case invalidUTF8(String)
         case controlCharacter(UInt8)
         case loneSurrogate(UInt16)
+        /// A string whose content runs past the token limit; it opened at `start`.
+        case stringTooLarge(start: Int)
     }
 
     /// The outcome of scanning one piece.
@@ -38,8 +44,16 @@ struct InputScanner {
         didSet { isIdle = if case .idle = state { true } else { false } }
     }
     private var isIdle = true
+    /// The last byte scanned is a backslash: the next one is escaped.
+    var awaitsEscapedByte: Bool { if case .escape = state { true } else { false } }
     /// Bytes scanned so far.
     private(set) var offset = 0
+    /// Where strings are, for the token limit.
+    private(set) var strings: StringTracking
+
+    init(maxTokenBytes: Int = JSONLimits().maxTokenBytes) {
+        strings = StringTracking(maxContent: maxTokenBytes)
+    }
 
     /// Scans `bytes`, which follow everything scanned before.
     mutating func scan(_ bytes: UnsafeRawBufferPointer) -> Result {
@@ -52,7 +66,8 @@ struct InputScanner {
         var lastNewline = -1
         while i < n {
             if isIdle {
-                i = Self.skipPlain(base, from: i, count: n)
+                i = strings.skipPlain(base, from: i, count: n, at: offset)
+                if let overrun = strings.overrun(before: offset + i) { return stop(base, overrun) }
                 if i >= n { break }
             }
             let byte = base.load(fromByteOffset: i, as: UInt8.self)
@@ -69,13 +84,13 @@ struct InputScanner {
                 }
             }
             if let failure = step(byte, at: offset + i) {
-                offset += i
-                return Result(
-                    validCount: i, failure: failure, newlines: newlines,
-                    lastNewline: lastNewline >= 0 ? offset - i + lastNewline : nil)
+                // A string already past the limit before this byte is reported first.
+                if let overrun = strings.overrun(before: offset + i + 1) { return stop(base, overrun) }
+                return stop(base, failure, validCount: i)
             }
             i += 1
         }
+        if let overrun = strings.overrun(before: offset + n) { return stop(base, overrun) }
         let start = offset
         offset += n
         return Result(
@@ -83,26 +98,20 @@ struct InputScanner {
             lastNewline: lastNewline >= 0 ? start + lastNewline : nil)
     }
 
-    /// Skips 8-byte words holding only printable ASCII other than the backslash.
-    @inline(__always)
-    private static func skipPlain(_ base: UnsafeRawPointer, from start: Int, count n: Int) -> Int {
-        var i = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while i + 8 <= n {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let backslashes = word ^ (ones &* 0x5C)
-            let special = (word | ((word &- ones &* 0x20) & ~word) | ((backslashes &- ones) & ~backslashes)) & highs
-            // The lowest flagged byte is exact (borrows only run upwards from it).
-            if special != 0 { return i + special.trailingZeroBitCount >> 3 }
-            i += 8
+    /// Ends the scan at `failure`, detected after `validCount` bytes of this piece (by default at its offset),
+    /// with the line feeds before it.
+    private mutating func stop(
+        _ base: UnsafeRawPointer, _ failure: (Failure, offset: Int), validCount: Int? = nil
+    ) -> Result {
+        let valid = validCount ?? failure.offset - offset
+        var newlines = 0
+        var lastNewline: Int?
+        for k in 0..<valid where base.load(fromByteOffset: k, as: UInt8.self) == 0x0A {
+            newlines += 1
+            lastNewline = offset + k
         }
-        while i < n {
-            let byte = base.load(fromByteOffset: i, as: UInt8.self)
-            if byte < 0x20 || byte >= 0x80 || byte == 0x5C { break }
-            i += 1
-        }
-        return i
+        offset += valid
+        return Result(validCount: valid, failure: failure, newlines: newlines, lastNewline: lastNewline)
     }
 
     /// The length of the valid multi-byte sequence at `i` when it lies wholly in the buffer;
@@ -175,6 +184,8 @@ struct InputScanner {
         switch byte {
         case 0x5C:
             state = .escape
+        case 0x22:
+            strings.quote(at: at)
         case 0x09, 0x0A, 0x0D, 0x20..<0x80:
             break
         case 0x00..<0x20:

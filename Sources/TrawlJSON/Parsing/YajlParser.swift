@@ -7,9 +7,11 @@ enum ParseOutcome {
     case ok
     /// yajl rejected the input: its message (e.g. `"trailing garbage"`) and an offset in the
     /// buffer: of the byte it objects to, or (`afterToken`) just after the token it objects to.
-    case syntax(message: String, offset: Int, afterToken: Bool)
+    /// `steppedBack`: yajl moved the offset back by the token's length without its quotes, and to the buffer's
+    /// start when that reached past it (`tokenSteppedBack(to:unit:)` finds the token).
+    case syntax(message: String, offset: Int, afterToken: Bool, steppedBack: Bool)
     /// A callback stopped the parse; `ParseState.failure` says why. The offset is that of the last
-    /// byte of the token the callback was given.
+    /// byte of the token the callback was given (-1: the last byte of the previous buffer).
     case stopped(offset: Int)
 }
 
@@ -72,7 +74,8 @@ final class YajlParser {
         case yajl_status_ok:
             return .ok
         case yajl_status_client_canceled:
-            return .stopped(offset: Swift.max(0, consumed - 1))
+            // -1 when the token ended in an earlier buffer (a number completed by the byte after it).
+            return .stopped(offset: consumed - 1)
         default:
             var message = "invalid JSON"
             if let text = yajl_get_error(handle, 0, nil, 0) {
@@ -82,7 +85,9 @@ final class YajlParser {
             // Lexical errors leave the offset at the offending byte; parse errors just after the
             // offending token, except one that already steps back to its start.
             let afterToken = message.hasPrefix("parse error") && !message.contains("after key and value")
-            return .syntax(message: Self.plainMessage(message), offset: consumed, afterToken: afterToken)
+            return .syntax(
+                message: Self.plainMessage(message), offset: consumed, afterToken: afterToken,
+                steppedBack: !afterToken && message.hasPrefix("parse error"))
         }
     }
 
@@ -163,21 +168,21 @@ private func onStart(_ state: UnsafeMutablePointer<ParseState>, isArray: Bool) -
 private func onSkippedNumber(
     _ context: UnsafeMutableRawPointer?, _ text: UnsafePointer<CChar>?, _ length: Int
 ) -> Int32 {
-    parseState(context).pointee.onSkippedToken(length) ? 1 : 0
+    parseState(context).pointee.onSkippedToken(UnsafeRawPointer(text), length) ? 1 : 0
 }
 
 private func onSkippedString(
     _ context: UnsafeMutableRawPointer?, _ text: UnsafePointer<UInt8>?, _ length: Int
 ) -> Int32 {
-    parseState(context).pointee.onSkippedToken(length) ? 1 : 0
+    parseState(context).pointee.onSkippedToken(UnsafeRawPointer(text), length) ? 1 : 0
 }
 
 private func onSkippedNull(_ context: UnsafeMutableRawPointer?) -> Int32 {
-    parseState(context).pointee.onSkippedToken(0) ? 1 : 0
+    parseState(context).pointee.onSkippedToken(nil, 0) ? 1 : 0
 }
 
 private func onSkippedBoolean(_ context: UnsafeMutableRawPointer?, _ value: Int32) -> Int32 {
-    parseState(context).pointee.onSkippedToken(0) ? 1 : 0
+    parseState(context).pointee.onSkippedToken(nil, 0) ? 1 : 0
 }
 
 private func onSkippedStart(_ context: UnsafeMutableRawPointer?) -> Int32 {
