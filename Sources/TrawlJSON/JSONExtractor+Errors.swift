@@ -14,7 +14,8 @@ extension JSONExtractor {
             case .elementTooLarge:
                 throw makeError(
                     .tooLarge,
-                    "element \(state.pointee.elementCount) is larger than the \(Self.size(limits.maxElementBytes)) limit",
+                    "element \(state.pointee.elementCount) is larger than the "
+                        + "\(Self.size(limits.maxElementBytes)) limit",
                     at: at, unit: unit)
             case .captureTooLarge:
                 throw makeError(
@@ -26,7 +27,8 @@ extension JSONExtractor {
                     "the value at \(path) appears twice (a duplicated key); its elements up to here were delivered",
                     at: at, unit: unit)
             case .tokenTooLarge(let startInInput):
-                throw makeError(.tooLarge, tokenLimitMessage, at: tokenOverrunOffset(startInInput: startInInput, unit: unit), unit: unit)
+                let overrun = tokenOverrunOffset(startInInput: startInInput, unit: unit)
+                throw makeError(.tooLarge, tokenLimitMessage, at: overrun, unit: unit)
             case nil:
                 throw makeError(.tooLarge, tokenLimitMessage, at: at, unit: unit)
             }

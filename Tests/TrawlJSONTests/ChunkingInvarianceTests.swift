@@ -18,7 +18,8 @@ import Testing
             ("bytewise", try extract(document, path: path, capture: capture, limits: limits, chunkSize: 1))
         ]
         for split in 0...document.count {
-            runs.append(("split \(split)", try extract(document, path: path, capture: capture, limits: limits, splits: [split])))
+            let run = try extract(document, path: path, capture: capture, limits: limits, splits: [split])
+            runs.append(("split \(split)", run))
         }
         for (name, run) in runs {
             #expect(run.lines == whole.lines, "\(name)", sourceLocation: sourceLocation)
@@ -42,7 +43,8 @@ import Testing
 
     /// An element whose last token takes it past the limit fails, whether or not a chunk ends inside it.
     @Test func elementLimitIsCheckedAtTheTokenThatCrossesIt() throws {
-        let result = try expectInvariant(#"{"items":[[1],[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]]}"#,
+        let result = try expectInvariant(
+            #"{"items":[[1],[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]]}"#,
             path: "items", limits: Self.small)
         #expect(result.lines == ["[1]"])
         #expect(result.error?.message == "element 1 is larger than the 64-byte limit")
@@ -81,6 +83,31 @@ import Testing
         #expect(number.error?.byteOffset == 8)
         let longString = try expectInvariant(#"{"a":1 "a long string, longer than 32 bytes" }"#)
         #expect(longString.error?.byteOffset == 7)
+    }
+
+    /// A chunk ending on a backslash inside a long string: the quote after it is escaped, not the string's end.
+    @Test func aRejectedStringHeldAcrossAnEscapeIsPlacedAtItsStart() throws {
+        let text = "[1 \"" + String(repeating: "a", count: 40) + "\\\"cd\"]"
+        let result = try expectInvariant(text)
+        #expect(result.error?.byteOffset == 3)
+    }
+
+    /// A number held at the end of chunks is refused once it passes the limit, before it ends (memory stays
+    /// bounded by the limit).
+    @Test func aNumberHeldAcrossChunksIsRefusedBeforeItEnds() throws {
+        let extractor = try JSONExtractor(path: "items", limits: JSONLimits(maxTokenBytes: 4096))
+        try extractor.feed(Array(#"{"items":[1"#.utf8))
+        let digits = [UInt8](repeating: UInt8(ascii: "7"), count: 100)
+        var refusedAfter: Int?
+        for chunk in 1...100 {
+            do { try extractor.feed(digits) } catch let error as JSONError {
+                #expect(error.code == .tooLarge)
+                #expect(error.byteOffset == 10 + 4096)
+                refusedAfter = chunk
+                break
+            }
+        }
+        #expect((41...82).contains(refusedAfter ?? 0), "held input is coalesced up to twice the limit")
     }
 
     /// Issue 22: whitespace between tokens is not a token, however much of it there is.
@@ -148,8 +175,9 @@ import Testing
             for split in 1..<document.count {
                 let run = try extract(document, path: path, capture: capture, limits: limits, splits: [split])
                 let text = String(decoding: document, as: UTF8.self)
-                #expect(run.lines == whole.lines, "round \(round) \(text.debugDescription) split \(split)")
-                #expect(located(run.error) == located(whole.error), "round \(round) \(text.debugDescription) split \(split)")
+                let name = "round \(round) \(text.debugDescription) split \(split)"
+                #expect(run.lines == whole.lines, "\(name)")
+                #expect(located(run.error) == located(whole.error), "\(name)")
             }
         }
     }

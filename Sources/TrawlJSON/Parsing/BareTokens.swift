@@ -62,7 +62,8 @@ struct BareTokens {
         case .fraction:
             return digit ? .fraction : exponentMark ? .exponent : nil
         case .exponent:
-            return byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") ? .exponentSign : digit ? .exponentDigits : .invalid
+            if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") { return .exponentSign }
+            return digit ? .exponentDigits : .invalid
         case .exponentSign:
             return digit ? .exponentDigits : .invalid
         case .exponentDigits:
