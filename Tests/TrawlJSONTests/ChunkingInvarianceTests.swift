@@ -85,6 +85,13 @@ import Testing
         #expect(longString.error?.byteOffset == 7)
     }
 
+    /// Found by the fuzz target: garbage right after a long number is placed at the garbage, not the number.
+    @Test func garbageAfterALongNumberIsPlacedAtTheGarbage() throws {
+        let result = try expectInvariant(String(repeating: "3", count: 42) + "h3(")
+        #expect(located(result.error) == "unexpected data after the end of the JSON document at byte 42, line 1, "
+            + "column 43, in $")
+    }
+
     /// A chunk ending on a backslash inside a long string: the quote after it is escaped, not the string's end.
     @Test func aRejectedStringHeldAcrossAnEscapeIsPlacedAtItsStart() throws {
         let text = "[1 \"" + String(repeating: "a", count: 40) + "\\\"cd\"]"

@@ -71,7 +71,7 @@ struct BareTokens {
         case .literal(let remaining):
             return remaining > 0 ? .literal(remaining: remaining - 1) : nil
         case .invalid:
-            return .invalid
+            return nil  // one byte: yajl stops there
         }
     }
 
