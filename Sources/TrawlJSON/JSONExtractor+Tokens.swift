@@ -68,9 +68,13 @@ extension JSONExtractor {
         }
     }
 
-    /// The start of the token of `unit` that ends at absolute `end`, when there is one.
+    /// The start of the token of `unit` that ends at absolute `end`, or else of the one holding the byte before
+    /// `end` (yajl rejected it before its end: a raw control character inside a string), when there is one.
     func tokenStart(endingExactlyAt end: Int, unit: UnsafeRawBufferPointer) -> Int? {
-        firstToken(in: unit) { _, tokenEnd, _, _ in parsed + tokenEnd == end }?.start
+        if let exact = firstToken(in: unit, where: { _, tokenEnd, _, _ in parsed + tokenEnd == end }) {
+            return exact.start
+        }
+        return firstToken(in: unit) { start, tokenEnd, _, _ in start < end && end <= parsed + tokenEnd }?.start
     }
 
     /// The first token of `unit` (absolute start, end in the unit, whether a string, whether it follows a value)
@@ -129,6 +133,8 @@ extension JSONExtractor {
             position += 1
         }
         if reading && landsThere(end: unit.count, isString: false) { return (start, parsed + unit.count) }
+        // A string still open at the unit's end runs on past it.
+        if inString && matches(start, Int.max / 2, true, afterValue) { return (start, Int.max / 2) }
         return nil
     }
 }

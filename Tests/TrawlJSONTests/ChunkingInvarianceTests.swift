@@ -92,6 +92,14 @@ import Testing
             + "column 43, in $")
     }
 
+    /// Found by the fuzz target: a string after the root value that yajl rejects at a raw control character is
+    /// placed at its opening quote.
+    @Test func garbageStringRejectedInsideIsPlacedAtItsQuote() throws {
+        let result = try expectInvariant("\r9\"" + String(repeating: "z", count: 60) + "\r9\"\"")
+        #expect(result.error?.code == .trailingData)
+        #expect(result.error?.byteOffset == 2)
+    }
+
     /// A chunk ending on a backslash inside a long string: the quote after it is escaped, not the string's end.
     @Test func aRejectedStringHeldAcrossAnEscapeIsPlacedAtItsStart() throws {
         let text = "[1 \"" + String(repeating: "a", count: 40) + "\\\"cd\"]"
