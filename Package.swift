@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // `trawl fetch --metrics-listen/--metrics-push`, in the CLI target only: swift-prometheus (the backend of
+        // swift-metrics; it brings CoreMetrics 2.13.0 and swift-atomics, which SwiftNIO has already).
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -81,6 +84,10 @@ let package = Package(
                 "TrawlTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The CLI allocates with tcmalloc (Debian's libgoogle-perftools-dev): at ~45k small requests/s
             // glibc's malloc/free, mostly libcurl's, cost ~10% of the loop thread (Benchmarks/peers/README.md).

@@ -33,6 +33,7 @@ struct Fetch: AsyncParsableCommand {
     @OptionGroup var walk: WalkFlags
 
     @OptionGroup(title: "Running on a cluster") var cluster: ClusterFlags
+    @OptionGroup(title: "Prometheus metrics") var metrics: MetricsFlags
     @OptionGroup var detection: DetectFlags
     @OptionGroup(title: "Incremental sync") var incremental: IncrementalFlags
 
@@ -206,6 +207,8 @@ struct Fetch: AsyncParsableCommand {
         options.withMeta = withMeta
         options.firstPages = FetchDetection.replay(firstPages)
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
+        let exporter = try await metrics.start(shard: selectedShard)
+        options.metricsObserver = exporter?.metrics
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
         display.start { runner.progress }
@@ -214,9 +217,11 @@ struct Fetch: AsyncParsableCommand {
             result = try await runner.run()
         } catch {
             display.stop(runner.progress)
+            await exporter?.finish()
             throw CLIFailure("error: \(FileErrorText.describe(error).map { "cannot use \($0)" } ?? "\(error)")")
         }
         display.stop(runner.progress)
+        await exporter?.finish()
         if let report { try JobSummary.writeReport(result, to: report) }
         if !quiet { print(JobSummary.text(result)) }
         if !result.failures.isEmpty || !result.complete {

@@ -184,6 +184,9 @@ final class JobMetrics: Sendable {
 
     private let state = Mutex(State())
     private let started = ContinuousClock.now
+    let observer: (any JobMetricsObserver)?
+
+    init(observer: (any JobMetricsObserver)? = nil) { self.observer = observer }
     /// Latencies kept per scope for percentiles; beyond it, a reservoir sample.
     private static let latencyCap = 50_000
 
@@ -210,6 +213,7 @@ final class JobMetrics: Sendable {
     /// A successful response: counts the request, its bytes and latency (its items count once committed).
     func pageFetched(source: String, host: String, bytes: Int, latency: Duration) {
         let ms = latency.seconds * 1000
+        observer?.pageFetched(source: source, host: host, bytes: bytes, latency: latency)
         state.withLock { state in
             func update(_ scope: inout Scope) {
                 scope.stats.requests += 1
@@ -226,6 +230,7 @@ final class JobMetrics: Sendable {
 
     /// A page written durably: counts it and its items (pages fetched but dropped after a failure don't count).
     func pageCommitted(source: String, host: String, items: Int) {
+        observer?.pageCommitted(source: source, host: host, items: items)
         state.withLock { state in
             func update(_ stats: inout JobStats) {
                 stats.pages += 1
@@ -240,6 +245,7 @@ final class JobMetrics: Sendable {
     }
 
     func attemptFailed(source: String, host: String, retried: Bool) {
+        observer?.attemptFailed(source: source, host: host, retried: retried)
         state.withLock { state in
             func update(_ stats: inout JobStats) {
                 stats.requests += 1
@@ -259,6 +265,7 @@ final class JobMetrics: Sendable {
     /// the same moment pause the host for about 1 second, not 41.
     func paused(source: String, _ pause: RequestScheduler.Pause, at start: ContinuousClock.Instant = .now) {
         let end = start + pause.imposed
+        observer?.paused(source: source, host: pause.host)
         state.withLock { state in
             func update(_ scope: inout Scope) {
                 scope.stats.rateLimitWaits += 1

@@ -41,6 +41,8 @@ public struct JobRunOptions: Sendable {
     public var firstPages: (@Sendable (Request) async throws -> RawResponse?)?
     /// Sources with `parent:` (`Job.dependents(environment:)`): their units come from their parents' items.
     public var dependents: [DependentSource] = []
+    /// Sees the job's counters as they change (`trawl fetch --metrics-listen`); none by default.
+    public var metricsObserver: (any JobMetricsObserver)?
 
     public init(
         output: JobOutput, stateDirectory: String? = nil,
@@ -73,7 +75,7 @@ public final class JobRunner: Sendable {
     let options: JobRunOptions
     let redact: @Sendable (String) -> String
     let unredact: @Sendable (String) -> String
-    let metrics = JobMetrics()
+    let metrics: JobMetrics
     let clients: JobClients
     let scheduler: RequestScheduler
     let policy: RetryPolicy
@@ -94,6 +96,7 @@ public final class JobRunner: Sendable {
         self.settings = settings
         self.options = options
         self.unredact = unredact
+        metrics = JobMetrics(observer: options.metricsObserver)
         clients = JobClients(units: units, settings: settings, options: options)
         let authorizers = JobAuthorizers(units: units, client: clients.shared)
         self.authorizers = authorizers

@@ -273,6 +273,7 @@ struct UnitDriver: Sendable {
             case .success(let page): head = page.head
             case .failure(let failure): head = failure.head
             }
+            if let head { runner.metrics.responded(source: unit.source, host: host, status: head.status) }
             if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
