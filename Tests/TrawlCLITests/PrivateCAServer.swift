@@ -151,3 +151,18 @@ final class PrivateCAServer {
 }
 
 enum CATestError: Error { case failed(String) }
+
+/// Runs `body` with a fresh private-CA nginx and a workspace, stopping both after, whatever happens.
+func withPrivateCAServer(_ body: (PrivateCAServer, Workspace) async throws -> Void) async throws {
+    let server = try await PrivateCAServer()
+    let workspace = try Workspace()
+    do {
+        try await body(server, workspace)
+    } catch {
+        await server.stop()
+        workspace.remove()
+        throw error
+    }
+    await server.stop()
+    workspace.remove()
+}

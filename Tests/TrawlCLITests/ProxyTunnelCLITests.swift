@@ -6,23 +6,9 @@ import TrawlTestServer
 /// never the proxy's `200 Connection established`; a proxy that refuses the tunnel is a proxy error.
 @Suite("CLI: HTTPS through a CONNECT proxy", .timeLimit(.minutes(2)))
 struct ProxyTunnelCLITests {
-    func withOrigin(_ body: (PrivateCAServer, Workspace) async throws -> Void) async throws {
-        let server = try await PrivateCAServer()
-        let workspace = try Workspace()
-        do {
-            try await body(server, workspace)
-        } catch {
-            await server.stop()
-            workspace.remove()
-            throw error
-        }
-        await server.stop()
-        workspace.remove()
-    }
-
     @Test("a 404 through the tunnel is the origin's 404 (exit 1), a 200 is the origin's body")
     func originStatusThroughTunnel() async throws {
-        try await withOrigin { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let proxy = try ConnectProxy()
             defer { proxy.stop() }
             let environment = ["https_proxy": proxy.url]
@@ -49,7 +35,7 @@ struct ProxyTunnelCLITests {
 
     @Test("a Link walk through the tunnel gets every page")
     func linkWalkThroughTunnel() async throws {
-        try await withOrigin { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let proxy = try ConnectProxy()
             defer { proxy.stop() }
             let result = try await trawl(

@@ -5,24 +5,9 @@ import Testing
 /// a certificate from a private CA the test makes.
 @Suite("CLI TLS")
 struct TLSCLITests {
-    /// Runs `body` with a fresh server and workspace, stopping both after.
-    func withServer(_ body: (PrivateCAServer, Workspace) async throws -> Void) async throws {
-        let server = try await PrivateCAServer()
-        let workspace = try Workspace()
-        do {
-            try await body(server, workspace)
-        } catch {
-            await server.stop()
-            workspace.remove()
-            throw error
-        }
-        await server.stop()
-        workspace.remove()
-    }
-
     @Test("a private CA is refused by default, with a hint naming --cacert; --cacert and --capath trust it")
     func cacertAndCapath() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let refused = try await trawl(["get", "-s", server.url()], in: workspace)
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("--cacert"))
@@ -43,7 +28,7 @@ struct TLSCLITests {
 
     @Test("CURL_CA_BUNDLE, SSL_CERT_FILE and SSL_CERT_DIR are honoured as curl does; the flags win")
     func curlEnvironment() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             for (name, value) in [
                 ("CURL_CA_BUNDLE", server.caFile), ("SSL_CERT_FILE", server.caFile),
                 ("SSL_CERT_DIR", server.path("certs")),
@@ -70,7 +55,7 @@ struct TLSCLITests {
 
     @Test("-k skips verification and says so in exactly one line on stderr")
     func insecureWarnsOnce() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let result = try await trawl(["get", "-s", "-k", server.url()], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
@@ -96,7 +81,7 @@ struct TLSCLITests {
 
     @Test("--cert and --key present a client certificate (mutual TLS)")
     func clientCertificate() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let mutual = server.url(mutual: true)
             let without = try await trawl(["get", "-s", "--cacert", server.caFile, mutual], in: workspace)
             #expect(without.status == 1)
@@ -114,7 +99,7 @@ struct TLSCLITests {
 
     @Test("fetch, extract and bench take the TLS flags too")
     func otherCommands() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let fetched = try await trawl(
                 ["fetch", "-q", "--url", server.url(mutual: true), "--paginate", "link", "--items", "items",
                  "--cacert", server.caFile, "--cert", server.clientCertificate, "--key", server.clientKey,
@@ -137,7 +122,7 @@ struct TLSCLITests {
 
     @Test("a job file's tls: in settings and per source; a missing file names its field")
     func jobFileTLS() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let job = """
                 settings:
                   tls: {ca_file: "\(server.caFile)"}
@@ -167,7 +152,7 @@ struct TLSCLITests {
 
     @Test("--http2 is offered over https by default, --http1.1 refuses it")
     func httpVersions() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let byDefault = try await trawl(["get", "-s", "--cacert", server.caFile, server.url()], in: workspace)
             #expect(byDefault.stdout.contains("HTTP/2.0"), "\(byDefault.stdout)")
             let old = try await trawl(
@@ -185,7 +170,7 @@ struct TLSCLITests {
 
     @Test("--http2-prior-knowledge and settings.http: \"2-prior-knowledge\" speak h2c, also over many requests")
     func priorKnowledge() async throws {
-        try await withServer { server, workspace in
+        try await withPrivateCAServer { server, workspace in
             let got = try await trawl(
                 ["get", "-s", "--http2-prior-knowledge", server.cleartextHTTP2URL()], in: workspace)
             #expect(got.status == 0, "\(got.stderr)")
