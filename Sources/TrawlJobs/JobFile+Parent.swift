@@ -67,6 +67,14 @@ extension Job {
                     hint: cycle ? "one of them must take its URLs from no other source"
                         : "make '\(source.name)' a child of a source without parent:")
             }
+            if source.detectsPagination || source.detectsItems {
+                let key = source.detectsPagination ? "paginate" : "items"
+                throw JobSpecError(
+                    field: "\(field).\(key)",
+                    "a source with a parent needs paginate: and items: (detection reads a first page before the run, "
+                        + "and a child's URL comes from its parent's items during it)",
+                    hint: "run trawl fetch --detect on one child's URL and copy the flags it prints")
+            }
             guard source.matrix.isEmpty else {
                 throw JobSpecError(
                     field: "\(field).matrix", "a source with a parent takes no matrix",

@@ -196,6 +196,20 @@ struct ParentChildJobTests {
         #expect(problem(#"parent: users, url: "https://{users.host}/kids""#).contains("origin"))
         #expect(problem(#"parent: users, url: "https://api.example.com/kids""#).contains("names no field of 'users'"))
         #expect(problem(#"url: "https://api.example.com/k", include_from_parent: [id]"#).contains("needs a parent"))
+        // A child's first page is known only during the run: its pagination and items cannot be detected.
+        for (auto, other) in [("paginate: auto", #"items: """#), ("items: auto", "paginate: link")] {
+            let text = """
+                sources:
+                  - {name: users, url: "https://api.example.com/users", paginate: link, items: ""}
+                  - {name: kids, parent: users, \(url), \(other), \(auto)}
+                """
+            do {
+                _ = try Job.parse(text, environment: [:])
+                Issue.record("a child source with \(auto) parsed")
+            } catch {
+                #expect(error.description.contains("a source with a parent needs paginate: and items:"), "\(error)")
+            }
+        }
     }
 }
 
