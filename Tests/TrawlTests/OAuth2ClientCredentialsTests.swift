@@ -166,6 +166,29 @@ struct OAuth2ClientCredentialsTests {
         }
     }
 
+    @Test("a token response that is not JSON, or too large, says so about the token endpoint, not about pages")
+    func hostileTokenResponses() async throws {
+        func answer(_ body: String) -> [UInt8] {
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            return Array((head + body).utf8)
+        }
+        let huge = #"{"access_token":""# + String(repeating: "x", count: 200_000) + #"","expires_in":60}"#
+        try await CannedServer.with(["/garbage": answer("<html>no</html>"), "/huge": answer(huge)]) { server in
+            for (path, expected) in [("/garbage", "is not JSON"), ("/huge", "token response is over 64 KB")] {
+                let oauth = try OAuth2ClientCredentialsAdapter(
+                    tokenURL: server.url(path), clientID: "a", clientSecret: "b", client: sharedClient)
+                do {
+                    _ = try await oauth.token()
+                    Issue.record("\(path): expected a failure")
+                } catch let error as TrawlError {
+                    let text = String(describing: error)
+                    #expect(text.contains(expected), "\(text)")
+                    #expect(!text.contains("--max-page-bytes") && !text.contains("curl 23"), "\(text)")
+                }
+            }
+        }
+    }
+
     @Test("the token URL must be https, except on a loopback host")
     func tokenURLScheme() throws {
         #expect(OAuth2ClientCredentialsAdapter.tokenURLProblem("https://auth.example.com/token") == nil)

@@ -39,16 +39,26 @@ extension OAuth2ClientCredentialsAdapter {
         } catch var error as TrawlError {
             error.message = "the OAuth2 token request failed: \(error.message)"
             error.url = shownURL
+            if error.code == .tooLarge {
+                // Not a page: the hint about page sizes does not apply, and libcurl's write failure says nothing.
+                error.message = "the OAuth2 token response is over \(Self.tokenResponseLimit / 1024) KB"
+                error.hint = "check token_url: a token response is a small JSON object (RFC 6749 §5.1)"
+                error.curlCode = nil
+                error.curlMessage = nil
+            }
             throw error
         }
         let sentAt = ContinuousClock.now
         guard (200..<300).contains(response.status) else {
             throw refusal(response, url: shownURL)
         }
-        let fields = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        let object = try? JSONSerialization.jsonObject(with: Data(response.body))
+        let fields = object as? [String: Any] ?? [:]
         guard let token = fields["access_token"] as? String, !token.isEmpty else {
             throw TrawlError(
-                code: .invalidBody, message: "the OAuth2 token response has no access_token",
+                code: .invalidBody,
+                message: object == nil ? "the OAuth2 token response is not JSON"
+                    : "the OAuth2 token response has no access_token",
                 hint: "check token_url: it should answer a JSON object with access_token (RFC 6749 §5.1)",
                 method: "POST", url: shownURL, status: response.status)
         }
