@@ -120,15 +120,21 @@ struct CursorValue: Sendable, Comparable {
         switch value {
         case .integer(let integer):
             guard let amount = Int64(lookback), amount >= 0 else { return nil }
-            return CursorValue(String(integer - amount))
+            // A lookback past the smallest integer re-reads everything: the window starts at Int64.min.
+            let (start, overflow) = integer.subtractingReportingOverflow(amount)
+            return CursorValue(String(overflow ? Int64.min : start))
         case .date(let seconds):
             guard let amount = Self.duration(lookback) else { return nil }
-            let date = Date(timeIntervalSince1970: seconds - amount)
+            // No earlier than the first days of year 1, which ISO 8601 (and the formatter) can still write.
+            let date = Date(timeIntervalSince1970: max(seconds - amount, Self.earliestDate))
             let formatter = ISO8601DateFormatter()
             if text.contains(".") { formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
             return CursorValue(formatter.string(from: date))
         }
     }
+
+    /// 0001-01-01T00:00:00Z (proleptic Gregorian) in seconds since 1970: the earliest window start.
+    static let earliestDate: Double = -62_135_596_800
 
     /// `90s`, `15m`, `2h`, `1d` (or `0`) in seconds.
     static func duration(_ text: String) -> Double? {

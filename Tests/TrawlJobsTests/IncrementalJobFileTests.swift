@@ -84,6 +84,23 @@ struct IncrementalJobFileTests {
         #expect(unknown.message.contains("unknown key 'since'"))
     }
 
+    @Test("a lookback past the smallest cursor starts the window at the smallest one instead of trapping")
+    func hugeLookbackIsClamped() throws {
+        let integer = try #require(CursorValue("-9223372036854775807"))
+        #expect(integer.subtracting("9223372036854775807")?.text == "-9223372036854775808")
+        let date = try #require(CursorValue("2024-01-01T00:00:00Z"))
+        // The first days of year 1 (the formatter's calendar before 1582 shifts the day), a date that parses back.
+        for huge in ["999999999999d", "1e300d"] {
+            let start = try #require(date.subtracting(huge))
+            #expect(start.text.hasPrefix("0001-01-"), "\(start.text)")
+            #expect(CursorValue(start.text).map { $0 < date } == true)
+        }
+        #expect(date.subtracting("1h")?.text == "2023-12-31T23:00:00Z")
+        let spec = IncrementalSpec(
+            cursor: "id", param: "since", initial: "-9223372036854775807", lookback: "9223372036854775807")
+        #expect(throws: Never.self) { try spec.validate(field: "sources[0].incremental") }
+    }
+
     @Test("the README's incremental example parses as it says")
     func readmeExample() throws {
         var url = URL(fileURLWithPath: #filePath)
