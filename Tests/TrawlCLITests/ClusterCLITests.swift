@@ -317,4 +317,26 @@ struct PlanAndMergeCLITests {
         let plan = try await trawl(["plan", "job.yaml", "--shards", "0"], in: workspace)
         #expect(plan.status == 2 && plan.stderr.contains("--shards must be at least 1"), "\(plan.stderr)")
     }
+
+    @Test("report --merge of reports whose counts are at Int.max saturates instead of trapping")
+    func hugeCountsSaturate() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try await TestServer.with { server in
+            let run = try await trawl(
+                ["fetch", "--url", server.url("/paged/link?n=3"), "--items", "", "--paginate", "link", "-o", "o.jsonl",
+                 "-q", "--report", "r.json"], in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        // Every whole number of the report at Int.max, every fraction at the largest Double.
+        var text = workspace.text("r.json")
+        text = text.replacingOccurrences(of: #": \d+\.\d+"#, with: ": 1.7e308", options: .regularExpression)
+        text = text.replacingOccurrences(
+            of: #": \d+(?=[,\n}])"#, with: ": 9223372036854775807", options: .regularExpression)
+        try workspace.write("big.json", text)
+        let merged = try await trawl(["report", "--merge", "big.json", "big.json"], in: workspace)
+        #expect(merged.status == 0, "\(merged.stderr.prefix(2000))")
+        let totals = try #require(try jsonObject(Data(merged.stdout.utf8))["totals"] as? [String: Any])
+        #expect(totals["items"] as? Int == Int.max)
+    }
 }

@@ -20,10 +20,10 @@ extension JobReport {
             resumed: reports.contains(where: \.resumed), units: UnitCounts(), totals: JobStats(), sources: [:],
             hosts: [:], failures: [], flags: [], outputs: [], stateDirectory: nil)
         for report in reports {
-            merged.units.total += report.units.total
-            merged.units.skipped += report.units.skipped
-            merged.units.done += report.units.done
-            merged.units.failed += report.units.failed
+            merged.units.total.addSaturating(report.units.total)
+            merged.units.skipped.addSaturating(report.units.skipped)
+            merged.units.done.addSaturating(report.units.done)
+            merged.units.failed.addSaturating(report.units.failed)
             merged.failures += report.failures
             merged.flags += report.flags
             merged.outputs += report.outputs
@@ -55,20 +55,20 @@ extension JobStats {
         var sum = JobStats()
         var weighted = (p50: 0.0, p90: 0.0, p99: 0.0)
         for stats in all {
-            sum.requests += stats.requests
-            sum.pages += stats.pages
-            sum.items += stats.items
-            sum.bytes += stats.bytes
-            sum.retries += stats.retries
-            sum.failedAttempts += stats.failedAttempts
-            sum.rateLimitWaits += stats.rateLimitWaits
-            sum.rateLimitWaitSeconds += stats.rateLimitWaitSeconds
-            sum.cappedWaits += stats.cappedWaits
+            sum.requests.addSaturating(stats.requests)
+            sum.pages.addSaturating(stats.pages)
+            sum.items.addSaturating(stats.items)
+            sum.bytes.addSaturating(stats.bytes)
+            sum.retries.addSaturating(stats.retries)
+            sum.failedAttempts.addSaturating(stats.failedAttempts)
+            sum.rateLimitWaits.addSaturating(stats.rateLimitWaits)
+            sum.rateLimitWaitSeconds = finite(sum.rateLimitWaitSeconds + stats.rateLimitWaitSeconds)
+            sum.cappedWaits.addSaturating(stats.cappedWaits)
             let weight = Double(stats.requests)
-            weighted.p50 += stats.latencyMs.p50 * weight
-            weighted.p90 += stats.latencyMs.p90 * weight
-            weighted.p99 += stats.latencyMs.p99 * weight
-            sum.latencyMs.max = Swift.max(sum.latencyMs.max, stats.latencyMs.max)
+            weighted.p50 = finite(weighted.p50 + finite(stats.latencyMs.p50) * weight)
+            weighted.p90 = finite(weighted.p90 + finite(stats.latencyMs.p90) * weight)
+            weighted.p99 = finite(weighted.p99 + finite(stats.latencyMs.p99) * weight)
+            sum.latencyMs.max = Swift.max(sum.latencyMs.max, finite(stats.latencyMs.max))
         }
         if sum.requests > 0 {
             let total = Double(sum.requests)
@@ -78,6 +78,17 @@ extension JobStats {
             sum.latencyMs.p99 = rounded(weighted.p99)
         }
         return sum
+    }
+}
+
+/// Reports come from files: a count near the top of its type or a time that is not finite must not trap the merge
+/// (a sum stays at the largest value; a non-finite or absurd time counts as the largest finite one).
+private func finite(_ value: Double) -> Double { value.isFinite ? value : value.isNaN ? 0 : .greatestFiniteMagnitude }
+
+extension FixedWidthInteger {
+    fileprivate mutating func addSaturating(_ other: Self) {
+        let (sum, overflow) = addingReportingOverflow(other)
+        self = overflow ? (other < 0 ? .min : .max) : sum
     }
 }
 
