@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the live panel and the per-interval recording of `trawl bench` cost the load generator (issue 20: within
 # 3% of --quiet). Interleaved rounds over nginx on loopback serving a ~600-byte JSON file, -c 64:
-#   quiet     trawl bench --quiet            (recording on: intervals, phases; no panel)
-#   panel     trawl bench on a pseudo-terminal (`script`), so the live panel is drawn 4 times a second
+#   quiet     trawl bench --quiet on a pseudo-terminal (`script`): recording on (intervals, phases), no panel
+#   panel     trawl bench on the same pseudo-terminal, so the live panel is drawn 4 times a second
 #   baseline  (with BASELINE=PATH to a trawl binary built before the recording existed, e.g. commit a771e0b)
 # and prints requests/s per round and the ratios panel/quiet and quiet/baseline.
 #
@@ -68,7 +68,9 @@ echo "workload: GET ~600-byte JSON from nginx, -c 64, $requests requests per run
 printf "%-6s %10s %10s %10s %12s %14s %9s %9s %9s %11s %13s\n" round quiet_rps panel_rps base_rps \
     panel/quiet quiet/baseline q_us/req p_us/req b_us/req p/q_cpu q/b_cpu
 for r in $(seq 1 "$rounds"); do
-    "$trawl" bench -c 64 -n "$requests" --quiet "$url" >"$work/q.txt"
+    # Under the same pseudo-terminal as the panel run: `script` relaying the terminal costs a share of the 2 cores
+    # itself, and that is not the panel's cost.
+    script -qfec "$trawl bench -c 64 -n $requests --quiet $url" /dev/null >"$work/q.txt"
     q=$(rps_table "$work/q.txt"); qc=$(cpu_table "$work/q.txt")
     script -qfec "$trawl bench -c 64 -n $requests $url" /dev/null >"$work/p.txt"
     grep -q "in flight" "$work/p.txt" || { echo "the panel was not drawn" >&2; exit 1; }
