@@ -93,8 +93,6 @@ struct ParseState {
     var skipDepth = 0
     /// The callback table yajl reads, which the callbacks switch to enter and leave skipping.
     var callbackTable: UnsafeMutableRawPointer?
-    /// Incremented on every callback, so the feeder can tell when a parse call saw no token end.
-    private(set) var progress = 0
 
     /// The bytes yajl is parsing right now: strings inside them need no escaping when re-emitted.
     var inputStart = UInt(0)
@@ -132,7 +130,6 @@ struct ParseState {
     // MARK: - Callbacks
 
     mutating func onNull() -> Bool {
-        progress &+= 1
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
@@ -146,7 +143,6 @@ struct ParseState {
     }
 
     mutating func onBool(_ value: Bool) -> Bool {
-        progress &+= 1
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
         if recording != 0 {
@@ -161,7 +157,6 @@ struct ParseState {
     }
 
     mutating func onNumber(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
-        progress &+= 1
         guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
@@ -182,7 +177,6 @@ struct ParseState {
     }
 
     mutating func onString(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
-        progress &+= 1
         guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: false) { return false }
@@ -203,7 +197,6 @@ struct ParseState {
     }
 
     mutating func onKey(_ text: UnsafeRawPointer, _ length: Int) -> Bool {
-        progress &+= 1
         guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         let top = frames + depth
         top.pointee.count &+= 1
@@ -244,7 +237,6 @@ struct ParseState {
     }
 
     mutating func onStartContainer(isArray: Bool) -> Bool {
-        progress &+= 1
         let state = beginValue()
         if state >= 0, !trackedValueStarts(state, isArray: isArray) { return false }
         guard depth < maxDepth else { return fail(.tooDeep) }
@@ -282,14 +274,12 @@ struct ParseState {
 
     /// A token inside a skipped container.
     mutating func onSkippedToken(_ text: UnsafeRawPointer?, _ length: Int) -> Bool {
-        progress &+= 1
         guard length <= maxTokenBytes else { return tokenTooLarge(text) }
         return true
     }
 
     /// A container opened inside a skipped container.
     mutating func onSkippedStart() -> Bool {
-        progress &+= 1
         guard depth + skipDepth < maxDepth else { return fail(.tooDeep) }
         skipDepth &+= 1
         return true
@@ -298,14 +288,12 @@ struct ParseState {
     /// A container closed inside a skipped container: false when it is the skipped container
     /// itself, which the caller then closes with `onEndContainer` after leaving skipping mode.
     mutating func onSkippedEnd() -> Bool {
-        progress &+= 1
         guard skipDepth > 0 else { return false }
         skipDepth &-= 1
         return true
     }
 
     mutating func onEndContainer() -> Bool {
-        progress &+= 1
         let frame = frames[depth]
         if recording != 0 {
             if recording & 1 != 0 {
