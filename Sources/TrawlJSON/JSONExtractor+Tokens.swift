@@ -28,7 +28,8 @@ extension JSONExtractor {
         var k = held - parsed - 1
         while k >= 0 && Self.isWhitespace(unit[k]) { k -= 1 }
         if k >= 0 {
-            followsValue = ![0x3A, 0x2C, 0x5B, 0x7B].contains(unit[k])
+            let byte = unit[k]
+            followsValue = byte != 0x3A && byte != 0x2C && byte != 0x5B && byte != 0x7B
         } else if held >= parsed && carried {
             followsValue = true
         }
