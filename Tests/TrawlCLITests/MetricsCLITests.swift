@@ -137,7 +137,7 @@ struct MetricsCLITests {
         await gateway.stop()
     }
 
-    @Test("a failed job still pushes its metrics")
+    @Test("a failed job, or one that cannot run, still pushes its metrics")
     func failedJobStillPushes() async throws {
         let gateway = try await FakePushgateway.start()
         try await TestServer.with { server in
@@ -152,6 +152,14 @@ struct MetricsCLITests {
             try #require(pushes.count == 1)
             let metrics = try PrometheusText(pushes[0].body)
             #expect(metrics.total("trawl_failed_attempts_total") >= 1, "\(pushes[0].body)")
+            // A run that cannot go on at all (its state directory cannot be made) pushes too.
+            try workspace.write("plain", "a file, not a directory")
+            let stopped = try await trawl(
+                ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--state", "plain/state", "--metrics-push", gateway.url],
+                in: workspace)
+            #expect(stopped.status == 1, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("cannot use"), "\(stopped.stderr)")
+            #expect(gateway.received.count == 2)
         }
         await gateway.stop()
     }
