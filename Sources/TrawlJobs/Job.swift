@@ -179,6 +179,8 @@ public struct JobSettings: Sendable, Hashable {
     /// `304` writes its items again (`on_not_modified: write`, the default) or none (`skip`).
     public var cache: String?
     public var skipNotModified = false
+    /// Where `trawl fetch` serves the job's Prometheus metrics (`settings.metrics_listen`, `--metrics-listen`).
+    public var metricsListen: MetricsAddress?
 
     public init() {}
 }

@@ -207,7 +207,7 @@ struct Fetch: AsyncParsableCommand {
         options.withMeta = withMeta
         options.firstPages = FetchDetection.replay(firstPages)
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
-        let exporter = try await metrics.start(shard: selectedShard)
+        let exporter = try await metrics.start(shard: selectedShard, settings: job.settings)
         options.metricsObserver = exporter?.metrics
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)

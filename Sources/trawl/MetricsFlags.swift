@@ -24,19 +24,27 @@ struct MetricsFlags: ParsableArguments {
     var push: String?
 
     func validate() throws {
-        if let listen { _ = try MetricsAddress.parse(listen) }
+        if let listen {
+            do {
+                _ = try MetricsAddress.parse(listen)
+            } catch {
+                throw ValidationError("--metrics-listen \(error)")
+            }
+        }
         if let push, MetricsPush.isHTTP(push) == false {
             throw ValidationError("--metrics-push '\(push)' is not an http:// or https:// URL of a Pushgateway")
         }
     }
 
-    /// The exporter of this run, listening already when asked to; nil when no metrics flag was given.
-    func start(shard: Shard?) async throws -> MetricsExport? {
-        guard listen != nil || push != nil else { return nil }
+    /// The exporter of this run, listening already when asked to (by the flag, or by the job file's
+    /// `settings.metrics_listen`); nil when neither asks for metrics.
+    func start(shard: Shard?, settings: JobSettings) async throws -> MetricsExport? {
+        let address = try listen.map { text in try MetricsAddress.parse(text) } ?? settings.metricsListen
+        guard address != nil || push != nil else { return nil }
         let metrics = JobPrometheusMetrics(shard: shard.map { "\($0.index)/\($0.count)" } ?? "all")
         var server: MetricsServer?
-        if let listen {
-            let address = try MetricsAddress.parse(listen)
+        if let address {
+            let listen = listen.map { "--metrics-listen \($0)" } ?? "settings.metrics_listen \(address)"
             do {
                 let started = try await MetricsServer.start(address) { metrics.text }
                 if address.port == 0 {
@@ -47,10 +55,10 @@ struct MetricsFlags: ParsableArguments {
                 }
                 server = started
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                throw CLIFailure("error: --metrics-listen \(listen): the port is in use by another process; "
+                throw CLIFailure("error: \(listen): the port is in use by another process; "
                     + "pick another port")
             } catch {
-                throw CLIFailure("error: --metrics-listen \(listen): cannot listen there (\(error))")
+                throw CLIFailure("error: \(listen): cannot listen there (\(error))")
             }
         }
         return MetricsExport(metrics: metrics, server: server, push: push.map { MetricsPush(base: $0, shard: shard) })
@@ -70,34 +78,5 @@ struct MetricsExport {
             FileHandle.standardError.write(Data("trawl: warning: \(TerminalText.safe(warning))\n".utf8))
         }
         await server?.stop()
-    }
-}
-
-/// Where `--metrics-listen` listens: a numeric address (no name is looked up) and a port.
-struct MetricsAddress: Equatable {
-    var host: String
-    var port: Int
-
-    static func parse(_ text: String) throws -> MetricsAddress {
-        func invalid(_ why: String) -> ValidationError {
-            ValidationError("--metrics-listen '\(text)' \(why): give IP:PORT (127.0.0.1:9464, [::1]:9464) or PORT")
-        }
-        let host: String
-        let portText: Substring
-        if let colon = text.lastIndex(of: ":") {
-            var name = text[..<colon]
-            if name.hasPrefix("[") && name.hasSuffix("]") { name = name.dropFirst().dropLast() }
-            host = String(name)
-            portText = text[text.index(after: colon)...]
-        } else {
-            (host, portText) = ("127.0.0.1", Substring(text))
-        }
-        guard let port = Int(portText), (0...65535).contains(port), portText.allSatisfy(\.isASCII) else {
-            throw invalid("has no port number from 0 to 65535")
-        }
-        guard (try? SocketAddress(ipAddress: host, port: port)) != nil else {
-            throw invalid("has no numeric IP address")
-        }
-        return MetricsAddress(host: host, port: port)
     }
 }

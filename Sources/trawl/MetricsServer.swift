@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import TrawlJobs
 
 /// `--metrics-listen`: a small HTTP/1 server that answers `GET /metrics` with the job's metrics in Prometheus
 /// text format, while the job runs. It answers nothing else (404), reads no request body, and is closed with the

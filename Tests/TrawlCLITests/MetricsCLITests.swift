@@ -196,6 +196,24 @@ struct MetricsCLITests {
         }
     }
 
+    @Test("settings.metrics_listen in the job file listens as the flag does; a name there is a job file error")
+    func jobFileSettingListens() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let job = clusterJob(server, units: 1, settings: "per_host: 1, metrics_listen: \"127.0.0.1:0\"")
+            try workspace.write("job.yaml", job)
+            let result = try await trawl(["fetch", "job.yaml", "-q", "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("trawl: metrics at http://127.0.0.1:"), "\(result.stderr)")
+            try workspace.write("job.yaml", job.replacingOccurrences(of: "127.0.0.1:0", with: "localhost:0"))
+            let named = try await trawl(["fetch", "job.yaml", "-q", "-o", "out.jsonl"], in: workspace)
+            #expect(named.status == 1, "\(named.stderr)")
+            #expect(named.stderr.contains("settings.metrics_listen: 'localhost:0' has no numeric IP address"),
+                    "\(named.stderr)")
+        }
+    }
+
     @Test("--metrics-listen refuses a name or a bad port (usage, exit 2) and names a port in use (exit 1)")
     func listenAddressErrors() async throws {
         for address in ["localhost:9464", "127.0.0.1:99999", "127.0.0.1:", "garbage", "1.2.3:80"] {
