@@ -5,7 +5,7 @@
 /// starting with a space or tab folded into the previous value, an empty line skipped), agrees with a plain
 /// model: fields are split at the first colon and trimmed of spaces and tabs, a line without a colon is
 /// ignored, a name lookup is ASCII case-insensitive and finds the first field, `Content-Length` is the first
-/// plain decimal value and `Location` is noticed.
+/// plain decimal value (63 bits) and `Location` is noticed.
 enum ReceivedHeadersTarget {
     struct Field {
         var name: [UInt8]
@@ -75,7 +75,15 @@ enum ReceivedHeadersTarget {
     }
 
     static func decimal(_ bytes: [UInt8]) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        return bytes.reduce(0) { $0 * 10 + Int($1 - 48) }
+        // Up to 19 digits that fit 63 bits, as the engine reads it (issue 22: a length past 63 bits is refused).
+        guard !bytes.isEmpty, bytes.count <= 19, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        var value = 0
+        for byte in bytes {
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - 48))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
     }
 }
