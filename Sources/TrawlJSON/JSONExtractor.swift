@@ -96,6 +96,12 @@ public final class JSONExtractor {
     var lineSink: UnsafeMutablePointer<[UInt8]>?
     var terminalError: (any Error)?
     var finished = false
+    /// The fast lane for the items array's elements while it reads them (see `ItemScanner`), and the bytes
+    /// from its last element boundary that it needs more input to go on with.
+    var lane: ItemScanner?
+    var laneCarry = ByteBuffer()
+    /// How many elements the lane took (for tests: the lane must not be turned off unnoticed).
+    var laneElements = 0
 
     /// Creates an extractor for the collection at `path`, capturing the fields at `capture`.
     ///
@@ -108,7 +114,10 @@ public final class JSONExtractor {
     }
 
     /// With `wholeValue`, the value at `path` is the one element even when it is an array.
-    init(path: JSONKeyPath, capture: [JSONKeyPath], form: Form, limits: JSONLimits, wholeValue: Bool) throws {
+    init(
+        path: JSONKeyPath, capture: [JSONKeyPath], form: Form, limits: JSONLimits, wholeValue: Bool,
+        fastLane: Bool = true
+    ) throws {
         if path.components.contains(where: { if case .index(let i) = $0 { i < 0 } else { false } }) {
             throw JSONError(
                 code: .invalidKeyPath,
@@ -135,10 +144,14 @@ public final class JSONExtractor {
         let stateForm: ParseState.Form = form == .json ? .json : form == .values ? .values : .count
         parser = YajlParser(state: ParseState(
             matcher: matcher, captureDistances: distances, form: stateForm, limits: limits, wholeValue: wholeValue))
+        // Tiny token limits are left to the slow path, which also measures literals cut across chunks.
+        state.pointee.laneAllowed = fastLane && form != .values && !wholeValue && limits.maxTokenBytes >= 8
     }
 
     deinit {
         pending.release()
+        laneCarry.release()
+        lane?.release()
     }
 
     /// The number of bytes fed so far.
@@ -173,6 +186,7 @@ public final class JSONExtractor {
         precondition(!finished, "JSONExtractor.finish called twice")
         finished = true
         do {
+            try leaveLaneAtEnd(onElement)
             headChecked = true
             try parsePending(onElement)
             let outcome = parser.complete()
@@ -215,10 +229,32 @@ public final class JSONExtractor {
     private func ingestPiece(_ piece: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
         received += piece.count
         if head.count < 64 { head.append(contentsOf: piece.prefix(64 - head.count)) }
+        try route(piece, onElement)
+    }
+
+    /// Gives bytes to the fast lane while it reads the items, else to the slow path (scanner and yajl).
+    func route(_ bytes: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
+        if lane != nil {
+            guard let rest = try laneFeed(bytes, onElement) else { return }
+            try rest.withUnsafeBytes { try slowIngest($0, onElement) }
+        } else {
+            try slowIngest(bytes, onElement)
+        }
+    }
+
+    /// The slow path: the scanner, then yajl, until yajl opens the items array and hands the rest to the lane.
+    func slowIngest(_ piece: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
         let scan = scanner.scan(piece)
         let valid = UnsafeRawBufferPointer(rebasing: piece[0..<scan.validCount])
         if !sawContent { sawContent = valid.contains { !Self.isWhitespace($0) } }
-        try accept(valid, newlines: scan.newlines, lastNewline: scan.lastNewline, onElement)
+        do {
+            try accept(valid, newlines: scan.newlines, lastNewline: scan.lastNewline, onElement)
+        } catch let handOff as LaneHandOff {
+            // What the scanner found past the items' start is found again by whichever path reads it.
+            let rest = handOff.rest + piece[scan.validCount...]
+            try rest.withUnsafeBytes { try route($0, onElement) }
+            return
+        }
         if let (failure, offset) = scan.failure {
             headChecked = true
             try parsePending(onElement)
@@ -274,6 +310,9 @@ public final class JSONExtractor {
     ) throws {
         let outcome = parser.parse(unit)
         defer { parser.release() }
+        if case .stopped(let offset) = outcome, case .handOff? = state.pointee.failure {
+            try enterLane(unit, cut: offset + 1, onElement)
+        }
         try deliver(onElement)
         try check(outcome, unit: unit)
         try checkHeldToken(unit)
@@ -287,7 +326,7 @@ public final class JSONExtractor {
         if recent.count > 32 { recent.removeFirst(recent.count - 32) }
     }
 
-    private func deliver(_ onElement: (JSONElement) throws -> Void) throws {
+    func deliver(_ onElement: (JSONElement) throws -> Void) throws {
         guard !state.pointee.completedEnds.isEmpty else { return }
         if let lineSink {
             delivered += state.pointee.takeLines(into: &lineSink.pointee)

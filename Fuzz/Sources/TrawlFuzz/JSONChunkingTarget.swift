@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrawlJSON
+@testable import TrawlJSON
 
 /// The streaming JSON extractor gives the same elements, summary and error however the document is cut into
 /// chunks: each input is extracted once in one piece and once in pieces whose sizes derive from the input.
 /// Every failure is a `JSONError` (never a trap or another error type), the same but for its excerpt: the same
-/// code, message, byte offset, line, column and key path, after the same elements.
+/// code, message, byte offset, line, column and key path, after the same elements. The fast lane for the items
+/// (`ItemScanner`) gives what the slow path alone gives.
 ///
 /// Input: byte 0 picks the form, the item path, the limits and the chunking; bytes 1-2 seed the chunk sizes;
 /// the rest is the document.
@@ -51,6 +52,13 @@ enum JSONChunkingTarget {
 
         let whole = extract([document[...]], path: path, capture: capture, form: form, limits: limits)
         let pieces = extract(chunks, path: path, capture: capture, form: form, limits: limits)
+        // The fast lane (`ItemScanner`) against the slow path alone, both fed whole.
+        let slow = extract(
+            [document[...]], path: path, capture: capture, form: form, limits: limits, fastLane: false)
+        require(
+            whole == slow,
+            "the fast lane changed the result (form \(form), path \(path)):\n"
+                + "fast: \(describe(whole))\nslow: \(describe(slow))")
         require(
             whole == pieces,
             "chunking changed the result (form \(form), path \(path), chunk sizes \(chunks.map(\.count))):\n"
@@ -67,7 +75,7 @@ enum JSONChunkingTarget {
 
     static func extract(
         _ chunks: [ArraySlice<UInt8>], path: JSONKeyPath, capture: [JSONKeyPath], form: JSONExtractor.Form,
-        limits: JSONLimits
+        limits: JSONLimits, fastLane: Bool = true
     ) -> Outcome {
         var outcome = Outcome()
         let onElement: (JSONElement) throws -> Void = { element in
@@ -78,7 +86,8 @@ enum JSONChunkingTarget {
             }
         }
         do {
-            let extractor = try JSONExtractor(path: path, capture: capture, form: form, limits: limits)
+            let extractor = try JSONExtractor(
+                path: path, capture: capture, form: form, limits: limits, wholeValue: false, fastLane: fastLane)
             for chunk in chunks { try extractor.feed(chunk, onElement: onElement) }
             outcome.summary = try extractor.finish(onElement: onElement)
         } catch var error as JSONError {

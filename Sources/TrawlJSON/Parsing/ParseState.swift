@@ -37,6 +37,8 @@ struct ParseState {
         case elementTooLarge
         case captureTooLarge
         case duplicateCollection
+        /// Not a failure: the items array opened and its elements go to the fast lane (`ItemScanner`).
+        case handOff
     }
 
     enum Form { case json, values, count }
@@ -93,6 +95,9 @@ struct ParseState {
     var skipDepth = 0
     /// The callback table yajl reads, which the callbacks switch to enter and leave skipping.
     var callbackTable: UnsafeMutableRawPointer?
+
+    /// Whether the items array's elements may go to the fast lane (`ItemScanner`) when it opens.
+    var laneAllowed = false
 
     /// The bytes yajl is parsing right now: strings inside them need no escaping when re-emitted.
     var inputStart = UInt(0)
@@ -249,6 +254,10 @@ struct ParseState {
             keyAddress: 0, keyFilter: 0, mayRepeatKeys: false, isArray: isArray, isItems: isItems,
             takesFromEnd: takesFromEnd))
         if takesFromEnd { resetRings(state) }
+        if isItems && laneAllowed && recording == 0 && matcher.elementsAreOpaque(state) {
+            // Stops yajl right after the `[`: the extractor hands the following bytes to the fast lane.
+            return fail(.handOff)
+        }
         if recording != 0 {
             if recording & 1 != 0 {
                 if form == .json {

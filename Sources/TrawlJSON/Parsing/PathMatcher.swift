@@ -115,6 +115,12 @@ struct PathMatcher {
         return states[Int(state)].otherIndex
     }
 
+    /// Whether no watched path goes inside the elements of an array at `state` (no capture through them,
+    /// none counted from its end): they can be taken whole, without following their tokens.
+    func elementsAreOpaque(_ state: Int32) -> Bool {
+        plainElementState[Int(state)] == -1 && states[Int(state)].fromEnd.isEmpty
+    }
+
     @inline(__always)
     func isItems(_ state: Int32) -> Bool {
         itemsFlags[Int(state)]

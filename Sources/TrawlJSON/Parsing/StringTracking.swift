@@ -23,6 +23,12 @@ struct StringTracking {
         end > deadline ? (.stringTooLarge(start: start), deadline) : nil
     }
 
+    /// Outside any string.
+    mutating func reset() {
+        inString = false
+        deadline = Int.max
+    }
+
     /// An unescaped quote at absolute `at`.
     @inline(__always)
     mutating func quote(at: Int) {

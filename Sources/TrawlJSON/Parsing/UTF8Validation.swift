@@ -55,6 +55,14 @@ struct InputScanner {
         strings = StringTracking(maxContent: maxTokenBytes)
     }
 
+    /// Moves to absolute `offset`, a boundary between tokens outside strings (where the fast lane took or
+    /// leaves the input): nothing is carried over from the bytes scanned before.
+    mutating func rewind(to offset: Int) {
+        state = .idle
+        self.offset = offset
+        strings.reset()
+    }
+
     /// Scans `bytes`, which follow everything scanned before.
     mutating func scan(_ bytes: UnsafeRawBufferPointer) -> Result {
         guard let base = bytes.baseAddress else {

@@ -18,7 +18,7 @@ enum ParseOutcome {
 /// One yajl parser and the state its callbacks update. yajl 2.1 cannot be reset, so each
 /// document gets its own.
 final class YajlParser {
-    private let handle: yajl_handle
+    private var handle: yajl_handle
     /// Stable address handed to yajl as the callback context.
     let state: UnsafeMutablePointer<ParseState>
 
@@ -31,12 +31,29 @@ final class YajlParser {
         table = .allocate(capacity: 1)
         table.initialize(to: fullCallbacks)
         state.pointee.callbackTable = UnsafeMutableRawPointer(table)
+        handle = Self.makeHandle(table, state)
+    }
+
+    private static func makeHandle(
+        _ table: UnsafeMutablePointer<yajl_callbacks>, _ state: UnsafeMutablePointer<ParseState>
+    ) -> yajl_handle {
         guard let handle = yajl_alloc(table, nil, UnsafeMutableRawPointer(state)) else {
             fatalError("yajl_alloc failed: out of memory")
         }
-        self.handle = handle
         // Our own scanner validates UTF-8 more strictly than yajl, so yajl need not.
         _ = trawl_yajl_config_bool(handle, yajl_dont_validate_strings, 1)
+        return handle
+    }
+
+    /// Replaces the handle (which stopped at a hand-off to the fast lane) with a new one brought to the same
+    /// place in the document by `prefix`, a stand-in for the open containers that no callback sees.
+    func restart(prefix: [UInt8]) {
+        yajl_free(handle)
+        handle = Self.makeHandle(table, state)
+        table.pointee = ghostCallbacks
+        let status = prefix.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, $0.count) }
+        table.pointee = fullCallbacks
+        precondition(status == yajl_status_ok, "the stand-in for the open containers did not parse")
     }
 
     deinit {
@@ -111,6 +128,13 @@ private let fullCallbacks = yajl_callbacks(
     yajl_null: onNull, yajl_boolean: onBoolean, yajl_integer: nil, yajl_double: nil,
     yajl_number: onNumber, yajl_string: onString, yajl_start_map: onStartMap, yajl_map_key: onMapKey,
     yajl_end_map: onEnd, yajl_start_array: onStartArray, yajl_end_array: onEnd)
+
+/// While `restart` brings a new handle to where the old one was: nothing happens.
+private let ghostCallbacks = yajl_callbacks(
+    yajl_null: { _ in 1 }, yajl_boolean: { _, _ in 1 }, yajl_integer: nil, yajl_double: nil,
+    yajl_number: { _, _, _ in 1 }, yajl_string: { _, _, _ in 1 }, yajl_start_map: { _ in 1 },
+    yajl_map_key: { _, _, _ in 1 }, yajl_end_map: { _ in 1 }, yajl_start_array: { _ in 1 },
+    yajl_end_array: { _ in 1 })
 
 /// Inside a skipped container: callbacks that only count tokens (so that a long run of them is not
 /// taken for one long token) and check sizes.

@@ -1,0 +1,463 @@
+/// The fast lane for the elements of the items array when they are written out as compact JSON or only
+/// counted (`trawl extract`, `trawl fetch`): whole elements are validated and copied straight from the input,
+/// without a parser callback per token.
+///
+/// It accepts only what the slow path (yajl behind `InputScanner`) accepts, and writes exactly the bytes the
+/// slow path writes: the element without its insignificant whitespace, strings with escapes decoded and
+/// escaped again the way `JSONEscaping` does. Anything else stops it at the last element boundary (an invalid
+/// or unusual element, a limit, an element nested too deep, the `]` that ends the array): the slow path then
+/// takes over from that byte and reports or handles what follows exactly as it would have. So errors, their
+/// offsets and the elements handed out before them do not depend on which path read the bytes.
+struct ItemScanner {
+    /// How many levels an element may open (the depth limit less the items array's own depth).
+    let maxLevels: Int
+    let maxTokenBytes: Int
+    let maxElementBytes: Int
+    /// `.json` form: elements are written to the output; otherwise they are only counted.
+    let writes: Bool
+    /// An element was taken since the array opened: the next byte (after whitespace) must be a comma or `]`.
+    var afterValue: Bool
+    /// Strings with escapes are decoded here before they are escaped again.
+    private var scratch = ByteBuffer()
+
+    init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, writes: Bool, afterValue: Bool) {
+        self.maxLevels = Swift.min(maxLevels, 63)
+        self.maxTokenBytes = maxTokenBytes
+        self.maxElementBytes = maxElementBytes
+        self.writes = writes
+        self.afterValue = afterValue
+    }
+
+    mutating func release() { scratch.release() }
+
+    struct Result {
+        /// The bytes up to the end of the last element taken: the slow path or the next call starts there.
+        var committed = 0
+        var elements = 0
+        /// Line feeds before `committed`, and the offset of the last one (-1 when none).
+        var newlines = 0
+        var lastNewline = -1
+        /// The lane ends: the slow path takes the bytes from `committed` on. Otherwise it needs more bytes.
+        var exit = false
+    }
+
+    /// Takes the complete elements at the start of `input` (which begins at an element boundary), writing each
+    /// to `out` followed by a line feed and its end to `ends` when `writes`.
+    mutating func scan(_ input: UnsafeRawBufferPointer, into out: inout ByteBuffer, ends: inout [Int]) -> Result {
+        var result = Result()
+        guard let base = input.baseAddress else { return result }
+        let end = input.count
+        var p = 0
+        var newlines = 0
+        var lastNewline = -1
+        while true {
+            p = skipWhitespace(base, p, end, &newlines, &lastNewline)
+            // Whitespace between elements is taken too, so that a long run of it is never held.
+            result.committed = p
+            result.newlines = newlines
+            result.lastNewline = lastNewline
+            if p >= end { return result }
+            var byte = base.load(fromByteOffset: p, as: UInt8.self)
+            if afterValue {
+                guard byte == UInt8(ascii: ",") else {
+                    result.exit = true
+                    return result
+                }
+                p = skipWhitespace(base, p + 1, end, &newlines, &lastNewline)
+                if p >= end { return result }
+                byte = base.load(fromByteOffset: p, as: UInt8.self)
+            } else if byte == UInt8(ascii: "]") {
+                result.exit = true
+                return result
+            }
+            let outStart = out.count
+            let elementEnd = element(base, p, end, &out, &newlines, &lastNewline)
+            guard elementEnd >= 0 else {
+                out.truncate(to: outStart)
+                result.exit = elementEnd == Self.reject
+                return result
+            }
+            if writes {
+                ends.append(out.count)
+                out.append(UInt8(ascii: "\n"))
+            }
+            afterValue = true
+            p = elementEnd
+            result.committed = p
+            result.elements += 1
+            result.newlines = newlines
+            result.lastNewline = lastNewline
+        }
+    }
+
+    static let incomplete = -1
+    static let reject = -2
+
+    @inline(__always)
+    private func skipWhitespace(
+        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ newlines: inout Int, _ lastNewline: inout Int
+    ) -> Int {
+        var p = start
+        while p < end {
+            let byte = base.load(fromByteOffset: p, as: UInt8.self)
+            if byte == 0x20 || byte == 0x09 || byte == 0x0D {
+                p += 1
+            } else if byte == 0x0A {
+                newlines += 1
+                lastNewline = p
+                p += 1
+            } else {
+                break
+            }
+        }
+        return p
+    }
+
+    // What the next token may be.
+    private static let expectValue: UInt8 = 0
+    private static let expectValueOrClose: UInt8 = 1
+    private static let expectKey: UInt8 = 2
+    private static let expectKeyOrClose: UInt8 = 3
+    private static let expectColon: UInt8 = 4
+    private static let expectCommaOrClose: UInt8 = 5
+
+    /// One element starting at `start`: its end, or `incomplete` (the input ends inside it) or `reject`.
+    /// The bytes of the element are written to `out` as runs between whitespace.
+    @inline(__always)
+    private mutating func element(
+        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer, _ newlines: inout Int,
+        _ lastNewline: inout Int
+    ) -> Int {
+        let outStart = out.count
+        var p = start
+        var run = start
+        var level = 0
+        var objects: UInt64 = 0
+        var expect = Self.expectValue
+        while true {
+            if p >= end { return Self.incomplete }
+            let byte = base.load(fromByteOffset: p, as: UInt8.self)
+            var valueEnded = false
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                if writes { out.append(base + run, p - run) }
+                p = skipWhitespace(base, p, end, &newlines, &lastNewline)
+                run = p
+                continue
+            case UInt8(ascii: "\""):
+                let isKey = expect == Self.expectKey || expect == Self.expectKeyOrClose
+                guard isKey || expect <= Self.expectValueOrClose else { return Self.reject }
+                let close = plainString(base, p, end)
+                if close >= 0 {
+                    p = close + 1
+                } else if close == Self.escaped {
+                    if writes { out.append(base + run, p - run) }
+                    let escapedEnd = escapedString(base, p, end, &out)
+                    guard escapedEnd >= 0 else { return escapedEnd }
+                    p = escapedEnd
+                    run = p
+                } else {
+                    return close
+                }
+                if isKey {
+                    expect = Self.expectColon
+                } else {
+                    valueEnded = true
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard expect <= Self.expectValueOrClose, level < maxLevels else { return Self.reject }
+                level += 1
+                if byte == UInt8(ascii: "{") {
+                    objects |= 1 << UInt64(level)
+                    expect = Self.expectKeyOrClose
+                } else {
+                    objects &= ~(1 << UInt64(level))
+                    expect = Self.expectValueOrClose
+                }
+                p += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                let isObject = objects & (1 << UInt64(level)) != 0
+                guard level > 0, isObject == (byte == UInt8(ascii: "}")) else { return Self.reject }
+                let empty = isObject ? expect == Self.expectKeyOrClose : expect == Self.expectValueOrClose
+                guard empty || expect == Self.expectCommaOrClose else { return Self.reject }
+                level -= 1
+                p += 1
+                valueEnded = true
+            case UInt8(ascii: ","):
+                guard expect == Self.expectCommaOrClose else { return Self.reject }
+                expect = objects & (1 << UInt64(level)) != 0 ? Self.expectKey : Self.expectValue
+                p += 1
+            case UInt8(ascii: ":"):
+                guard expect == Self.expectColon else { return Self.reject }
+                expect = Self.expectValue
+                p += 1
+            case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
+                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                let length = byte == UInt8(ascii: "f") ? 5 : 4
+                guard p + length <= end else { return Self.incomplete }
+                let word = base.loadUnaligned(fromByteOffset: p + length - 4, as: UInt32.self)
+                let wanted: UInt32 =
+                    switch byte {
+                    case UInt8(ascii: "t"): 0x6575_7274  // "true"
+                    case UInt8(ascii: "n"): 0x6C6C_756E  // "null"
+                    default: 0x6573_6C61  // "alse"
+                    }
+                guard UInt32(littleEndian: word) == wanted else { return Self.reject }
+                p += length
+                valueEnded = true
+                if level == 0 && !Self.endsBareElement(base, p, end) { return p < end ? Self.reject : Self.incomplete }
+            default:
+                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                let numberEnd = number(base, p, end)
+                guard numberEnd >= 0 else { return numberEnd }
+                p = numberEnd
+                valueEnded = true
+                // The slow path hands out a bare number only once a byte it accepts follows it.
+                if level == 0 && !Self.endsBareElement(base, p, end) { return Self.reject }
+            }
+            if valueEnded {
+                if level == 0 {
+                    if writes {
+                        out.append(base + run, p - run)
+                        if out.count - outStart > maxElementBytes { return Self.reject }
+                    }
+                    return p
+                }
+                expect = Self.expectCommaOrClose
+            }
+        }
+    }
+
+    /// Whether the byte at `p` may follow an element that is a number or a literal: whitespace, a comma or
+    /// the end of the array (anything else, such as a byte that is not UTF-8, is left to the slow path).
+    @inline(__always)
+    private static func endsBareElement(_ base: UnsafeRawPointer, _ p: Int, _ end: Int) -> Bool {
+        guard p < end else { return false }
+        switch base.load(fromByteOffset: p, as: UInt8.self) {
+        case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: "]"): return true
+        default: return false
+        }
+    }
+
+    /// A number at `start` in JSON's grammar: its end (the input must go on past it, to show it ended), or
+    /// `incomplete` or `reject`.
+    @inline(__always)
+    private func number(_ base: UnsafeRawPointer, _ start: Int, _ end: Int) -> Int {
+        let found = digits(base, start, end)
+        // A number the input ends inside is refused once it is past the limit: nothing long is held.
+        if found == Self.incomplete && end - start > maxTokenBytes { return Self.reject }
+        return found
+    }
+
+    @inline(__always)
+    private func digits(_ base: UnsafeRawPointer, _ start: Int, _ end: Int) -> Int {
+        @inline(__always) func at(_ k: Int) -> UInt8 { base.load(fromByteOffset: k, as: UInt8.self) }
+        @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+        var p = start
+        if at(p) == UInt8(ascii: "-") {
+            p += 1
+            guard p < end else { return Self.incomplete }
+        }
+        let first = at(p)
+        guard isDigit(first) else { return Self.reject }
+        p += 1
+        if first != UInt8(ascii: "0") {
+            while p < end && isDigit(at(p)) { p += 1 }
+        }
+        guard p < end else { return Self.incomplete }
+        if at(p) == UInt8(ascii: ".") {
+            p += 1
+            guard p < end else { return Self.incomplete }
+            guard isDigit(at(p)) else { return Self.reject }
+            while p < end && isDigit(at(p)) { p += 1 }
+            guard p < end else { return Self.incomplete }
+        }
+        if at(p) | 0x20 == UInt8(ascii: "e") {
+            p += 1
+            guard p < end else { return Self.incomplete }
+            if at(p) == UInt8(ascii: "+") || at(p) == UInt8(ascii: "-") {
+                p += 1
+                guard p < end else { return Self.incomplete }
+            }
+            guard isDigit(at(p)) else { return Self.reject }
+            while p < end && isDigit(at(p)) { p += 1 }
+            guard p < end else { return Self.incomplete }
+        }
+        return p - start > maxTokenBytes ? Self.reject : p
+    }
+
+    /// `plainString` found a backslash: the string needs decoding.
+    private static let escaped = -3
+
+    /// The closing quote of the string opening at `start` when it holds no escape, else `escaped`,
+    /// `incomplete` or `reject`. Content bytes are checked as UTF-8 with no control characters.
+    @inline(__always)
+    private func plainString(_ base: UnsafeRawPointer, _ start: Int, _ end: Int) -> Int {
+        var p = start + 1
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while true {
+            while p + 8 <= end {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: p, as: UInt64.self))
+                let quotes = word ^ (ones &* 0x22)
+                let backslashes = word ^ (ones &* 0x5C)
+                // A byte is flagged when it is a quote, a backslash, below 0x20 or at least 0x80; borrows only
+                // run upwards from the lowest flagged byte, so that one is exact.
+                let special = (word | ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes)
+                    | ((backslashes &- ones) & ~backslashes)) & highs
+                if special != 0 {
+                    p += special.trailingZeroBitCount >> 3
+                    break
+                }
+                p += 8
+            }
+            guard p < end else { return end - start - 1 > maxTokenBytes ? Self.reject : Self.incomplete }
+            let byte = base.load(fromByteOffset: p, as: UInt8.self)
+            if byte == 0x22 {
+                return p - start - 1 > maxTokenBytes ? Self.reject : p
+            }
+            if byte == 0x5C { return Self.escaped }
+            if byte < 0x20 { return Self.reject }
+            if byte >= 0x80 {
+                let length = Self.sequence(base, p, end)
+                guard length > 0 else { return length == 0 ? Self.incomplete : Self.reject }
+                p += length
+            } else {
+                p += 1
+            }
+        }
+    }
+
+    /// The length of the UTF-8 sequence at `p` (lead byte at least 0x80), 0 when the input ends inside it, or
+    /// -1 when it is not valid (overlong, a surrogate, past U+10FFFF, a bad continuation byte).
+    @inline(__always)
+    private static func sequence(_ base: UnsafeRawPointer, _ p: Int, _ end: Int) -> Int {
+        @inline(__always) func at(_ k: Int) -> UInt8 { base.load(fromByteOffset: p + k, as: UInt8.self) }
+        let lead = at(0)
+        let length: Int
+        var lo: UInt8 = 0x80
+        var hi: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, lo) = (3, 0xA0)
+        case 0xED: (length, hi) = (3, 0x9F)
+        case 0xE1...0xEF: length = 3
+        case 0xF0: (length, lo) = (4, 0x90)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, hi) = (4, 0x8F)
+        default: return -1
+        }
+        guard p + length <= end else { return 0 }
+        let second = at(1)
+        guard second >= lo && second <= hi else { return -1 }
+        if length > 2 && at(2) & 0xC0 != 0x80 { return -1 }
+        if length > 3 && at(3) & 0xC0 != 0x80 { return -1 }
+        return length
+    }
+
+    /// A string with escapes, opening at `start`: decoded as yajl decodes it and written quoted as
+    /// `JSONEscaping` writes it. Returns the byte after its closing quote, `incomplete` or `reject`.
+    private mutating func escapedString(
+        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer
+    ) -> Int {
+        @inline(__always) func at(_ k: Int) -> UInt8 { base.load(fromByteOffset: k, as: UInt8.self) }
+        scratch.removeAll()
+        var p = start + 1
+        while true {
+            guard p < end else { return end - start - 1 > maxTokenBytes ? Self.reject : Self.incomplete }
+            let byte = at(p)
+            switch byte {
+            case 0x22:
+                guard p - start - 1 <= maxTokenBytes else { return Self.reject }
+                if writes, let text = scratch.base {
+                    JSONEscaping.appendQuoted(text, scratch.count, to: &out)
+                } else if writes {
+                    out.append(UInt8(ascii: "\""))
+                    out.append(UInt8(ascii: "\""))
+                }
+                return p + 1
+            case 0x5C:
+                guard p + 1 < end else { return Self.incomplete }
+                let escape = at(p + 1)
+                switch escape {
+                case 0x22, 0x5C, 0x2F: scratch.append(escape)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"):
+                    let unit = hexUnit(base, p + 2, end)
+                    guard unit >= 0 else { return unit == -1 ? Self.incomplete : Self.reject }
+                    var scalar = UInt32(unit)
+                    var length = 6
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard p + 8 <= end else { return Self.incomplete }
+                        guard at(p + 6) == 0x5C, at(p + 7) == UInt8(ascii: "u") else { return Self.reject }
+                        let low = hexUnit(base, p + 8, end)
+                        guard low >= 0 else { return low == -1 ? Self.incomplete : Self.reject }
+                        guard (0xDC00...0xDFFF).contains(low) else { return Self.reject }
+                        scalar = 0x10000 + (UInt32(unit - 0xD800) << 10) + UInt32(low - 0xDC00)
+                        length = 12
+                    } else if (0xDC00...0xDFFF).contains(unit) {
+                        return Self.reject
+                    }
+                    appendUTF8(scalar)
+                    p += length
+                    continue
+                default:
+                    return Self.reject
+                }
+                p += 2
+            case 0x00..<0x20:
+                return Self.reject
+            case 0x80...:
+                let length = Self.sequence(base, p, end)
+                guard length > 0 else { return length == 0 ? Self.incomplete : Self.reject }
+                scratch.append(base + p, length)
+                p += length
+            default:
+                scratch.append(byte)
+                p += 1
+            }
+        }
+    }
+
+    /// Four hex digits at `p`: their value, -1 when the input ends first, -2 when one is not a hex digit.
+    @inline(__always)
+    private func hexUnit(_ base: UnsafeRawPointer, _ p: Int, _ end: Int) -> Int {
+        guard p + 4 <= end else { return -1 }
+        var value = 0
+        for k in 0..<4 {
+            let byte = base.load(fromByteOffset: p + k, as: UInt8.self)
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: return -2
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}
