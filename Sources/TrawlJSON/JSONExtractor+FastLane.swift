@@ -4,8 +4,8 @@
 /// limit, an element deeper or larger than it handles), a new yajl handle is brought to the same place and
 /// the slow path goes on from the last element boundary, so what it reports is what it always reported.
 extension JSONExtractor {
-    /// Thrown from `parseUnit` up to `slowIngest`: yajl stopped after the items array's `[`; `rest` holds the
-    /// bytes of the unit after it.
+    /// Thrown from `parseUnit` up to `slowIngest` (which returns `rest`): yajl stopped after the items array's
+    /// `[`; `rest` holds the bytes of the unit after it.
     struct LaneHandOff: Error {
         var rest: [UInt8]
     }
@@ -14,7 +14,7 @@ extension JSONExtractor {
     static let laneCarryLimit = 1 << 20
 
     /// yajl stopped at `cut` in `unit` (just after the `[`): accounts for the bytes before it, starts the
-    /// lane and throws the rest of the unit up to `slowIngest`.
+    /// lane and throws the rest of the unit up to `slowIngest`, which returns it.
     func enterLane(_ unit: UnsafeRawBufferPointer, cut: Int, _ onElement: (JSONElement) throws -> Void) throws {
         state.pointee.failure = nil
         try deliver(onElement)
@@ -128,6 +128,6 @@ extension JSONExtractor {
         guard lane != nil else { return }
         let rest = leaveLane(with: Array(laneCarry.bytes(0..<laneCarry.count)))
         laneCarry.removeAll()
-        try rest.withUnsafeBytes { try slowIngest($0, onElement) }
+        try rest.withUnsafeBytes { _ = try slowIngest($0, onElement) }
     }
 }

@@ -236,14 +236,32 @@ public final class JSONExtractor {
     func route(_ bytes: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
         if lane != nil {
             guard let rest = try laneFeed(bytes, onElement) else { return }
-            try rest.withUnsafeBytes { try slowIngest($0, onElement) }
-        } else {
-            try slowIngest(bytes, onElement)
+            try rest.withUnsafeBytes { _ = try slowIngest($0, onElement) }
+            return
+        }
+        guard state.pointee.laneAllowed else {
+            _ = try slowIngest(bytes, onElement)
+            return
+        }
+        // Until the items array opens, the slow path reads growing slices, so that what the lane will read is
+        // not scanned first for nothing.
+        var start = 0
+        var size = 512
+        while start < bytes.count {
+            let end = Swift.min(bytes.count, start + size)
+            if let handedOver = try slowIngest(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), onElement) {
+                try handedOver.withUnsafeBytes { try route($0, onElement) }
+                try route(UnsafeRawBufferPointer(rebasing: bytes[end...]), onElement)
+                return
+            }
+            start = end
+            size *= 2
         }
     }
 
-    /// The slow path: the scanner, then yajl, until yajl opens the items array and hands the rest to the lane.
-    func slowIngest(_ piece: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
+    /// The slow path: the scanner, then yajl. Returns the bytes after the items array's `[` when yajl stopped
+    /// there for the lane, which then takes them.
+    func slowIngest(_ piece: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws -> [UInt8]? {
         let scan = scanner.scan(piece)
         let valid = UnsafeRawBufferPointer(rebasing: piece[0..<scan.validCount])
         if !sawContent { sawContent = valid.contains { !Self.isWhitespace($0) } }
@@ -251,9 +269,7 @@ public final class JSONExtractor {
             try accept(valid, newlines: scan.newlines, lastNewline: scan.lastNewline, onElement)
         } catch let handOff as LaneHandOff {
             // What the scanner found past the items' start is found again by whichever path reads it.
-            let rest = handOff.rest + piece[scan.validCount...]
-            try rest.withUnsafeBytes { try route($0, onElement) }
-            return
+            return handOff.rest + piece[scan.validCount...]
         }
         if let (failure, offset) = scan.failure {
             headChecked = true
@@ -261,6 +277,7 @@ public final class JSONExtractor {
             throw scannerError(
                 failure, at: offset, following: UnsafeRawBufferPointer(rebasing: piece[scan.validCount...]))
         }
+        return nil
     }
 
     private func accept(
