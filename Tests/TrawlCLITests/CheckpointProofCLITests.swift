@@ -62,6 +62,50 @@ struct CheckpointProofCLITests {
         }
     }
 
+    /// FNV-1a, which indexes written before `PageHash` hold.
+    private func fnv(_ bytes: some Sequence<UInt8>, from start: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        bytes.reduce(start) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+    }
+
+    @Test("a state whose page index was written before PageHash (FNV-1a values) still resumes; a flip is refused")
+    func indexOfAnOlderTrawlResumes() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let arguments = try await failedRun(server, in: workspace)
+            // Rewrite the index and the checkpoint's digest as the older trawl wrote them.
+            let segment = workspace.data("st/segments/0.jsonl")
+            let pages = [Array(segment.prefix(itemLines(0..<10).utf8.count)),
+                         Array(segment.dropFirst(itemLines(0..<10).utf8.count))]
+            var index: [UInt8] = []
+            for page in pages {
+                for value in [UInt64(page.count), fnv(page)] {
+                    index += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+                }
+            }
+            #expect(workspace.data("st/segments/0.pages").count == index.count)
+            try Data(index).write(to: URL(fileURLWithPath: workspace.path("st/segments/0.pages")))
+            let digest = String(fnv(index), radix: 16)
+            try editCheckpoint(workspace) { $0["pageDigest"] = String(repeating: "0", count: 16 - digest.count) + digest }
+            let saved = workspace.path("saved")
+            try FileManager.default.copyItem(atPath: workspace.path("st"), toPath: saved)
+
+            var flipped = segment
+            flipped[3] ^= 0x02
+            try flipped.write(to: URL(fileURLWithPath: workspace.path("st/segments/0.jsonl")))
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1 && refused.stderr.contains("page 1 (bytes 0 to"), "\(refused.stderr)")
+
+            try FileManager.default.removeItem(atPath: workspace.path("st"))
+            try FileManager.default.moveItem(atPath: saved, toPath: workspace.path("st"))
+            let resumed = try await trawl(
+                ["fetch", "--url", server.url("/paged/link?n=50&per_page=10&fault_404=3"), "--paginate", "link",
+                 "--items", "", "-q", "-o", "out.jsonl", "--state", "st"], in: workspace)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<50))
+        }
+    }
+
     @Test(
         "a page count edited beyond or below the segment is refused (exit 1, the file, --restart), never exit 0",
         arguments: [5, 3, 1, -1])

@@ -3,7 +3,7 @@ import TrawlEngine
 
 /// The proof behind a unit's checkpoint: beside each segment (`segments/ORDINAL.jsonl`) an index
 /// (`segments/ORDINAL.pages`) holds one 16-byte record per committed page — its byte length and checksum
-/// (`PageChecksum`), little-endian — written and `fsync`ed with the page. The checkpoint records, besides the
+/// (`PageHash`; `PageChecksum` in indexes written before it), little-endian — written and `fsync`ed with the page. The checkpoint records, besides the
 /// page count and segment length, a checksum over the index records it counts (`pageDigest`).
 ///
 /// A resume checks all three against each other before it writes anything: the records must be at least as many
@@ -20,7 +20,7 @@ enum SegmentIndex {
 
     /// The record of a page whose lines are `lines`.
     static func record(_ lines: [UInt8]) -> [UInt8] {
-        littleEndian(UInt64(lines.count)) + littleEndian(PageChecksum.of(lines))
+        littleEndian(UInt64(lines.count)) + littleEndian(PageHash.of(lines))
     }
 
     /// `previous` (a unit's `pageDigest`, nil before its first page) continued over `record`.
@@ -103,6 +103,9 @@ enum SegmentIndex {
         defer { try? handle.close() }
         var offset: Int64 = 0
         for (page, record) in records.enumerated() {
+            // Indexes written before `PageHash` hold FNV-1a values (`PageChecksum`): both are computed, and a
+            // record matches either.
+            var hash = PageHash()
             var sum = PageChecksum()
             var remaining = record.length
             while remaining > 0 {
@@ -110,10 +113,12 @@ enum SegmentIndex {
                 guard !data.isEmpty else {
                     throw JobError.state("\(path) ends inside page \(page + 1) (offset \(offset))", hint: hint)
                 }
-                sum.update([UInt8](data))
+                let bytes = [UInt8](data)
+                hash.update(bytes)
+                sum.update(bytes)
                 remaining -= Int64(data.count)
             }
-            guard sum.value == record.checksum else {
+            guard hash.value == record.checksum || sum.value == record.checksum else {
                 throw JobError.state(
                     "\(path): page \(page + 1) (bytes \(offset) to \(offset + record.length)) does not match the"
                         + " checksum recorded when it was committed",
