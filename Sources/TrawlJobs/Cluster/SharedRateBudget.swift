@@ -44,11 +44,10 @@ final class SharedRateBudget: Sendable {
         var warned = false
     }
 
-    /// The connection and the scripts' SHA1s; used on `queue` only.
+    /// The connection and the SHA1s of the scripts loaded on it; used on `queue` only.
     private final class Connection: @unchecked Sendable {
         var redis: RedisConnection?
-        var takeSHA = ""
-        var pauseSHA = ""
+        var shas: [String: String] = [:]
     }
 
     init(
@@ -94,11 +93,16 @@ final class SharedRateBudget: Sendable {
 
     private func key(_ host: String, _ kind: String) -> String { namespace + host + ":" + kind }
 
-    private enum Script {
-        case take, pause
+    /// A Lua script the store runs (by SHA1 once loaded on a connection).
+    struct Script: Sendable, Hashable {
+        let text: String
+        static let take = Script(text: RateStoreScripts.take)
+        static let pause = Script(text: RateStoreScripts.pause)
     }
 
-    private func run(script: Script, keys: [String], _ arguments: [String]) async -> RESPValue? {
+    /// Runs `script` at the store; `nil` when the store is not asked now (out of reach until `retryAt`), cannot be
+    /// reached or answered with an error. Every answer or failure counts towards the store's health (warned once).
+    func run(script: Script, keys: [String], _ arguments: [String]) async -> RESPValue? {
         guard shouldAsk else { return nil }
         let connection = self.connection
         let answer: RESPValue? = await withCheckedContinuation { continuation in
@@ -116,17 +120,24 @@ final class SharedRateBudget: Sendable {
         do {
             if connection.redis == nil {
                 let redis = try RedisConnection(address, timeout: timeout)
-                connection.takeSHA = try load(RateStoreScripts.take, on: redis)
-                connection.pauseSHA = try load(RateStoreScripts.pause, on: redis)
+                connection.shas = [:]
+                for loaded in [Script.take, Script.pause] {
+                    connection.shas[loaded.text] = try load(loaded.text, on: redis)
+                }
                 connection.redis = redis
             }
             guard let redis = connection.redis else { return nil }
-            let sha = script == .take ? connection.takeSHA : connection.pauseSHA
+            let sha: String
+            if let known = connection.shas[script.text] {
+                sha = known
+            } else {
+                sha = try load(script.text, on: redis)
+                connection.shas[script.text] = sha
+            }
             let command = [String(keys.count)] + keys + arguments
             var answer = try redis.command(["EVALSHA", sha] + command)
             if case .error(let message) = answer, message.hasPrefix("NOSCRIPT") {
-                answer = try redis.command(["EVAL", script == .take ? RateStoreScripts.take : RateStoreScripts.pause]
-                    + command)
+                answer = try redis.command(["EVAL", script.text] + command)
             }
             if case .error = answer { return nil }
             return answer
