@@ -3,6 +3,7 @@ import Foundation
 import Trawl
 import TrawlEngine
 import TrawlJSON
+import TrawlJobs
 import TrawlTestServer
 
 /// `trawl bench`: a load generator on the engine, closed or open model, on URLs or paginated flows.
@@ -150,6 +151,8 @@ struct Bench: AsyncParsableCommand {
 
     @OptionGroup(title: "TLS") var tls: TLSFlags
 
+    @OptionGroup(title: "One --rate for several machines") var store: BenchStoreFlags
+
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
@@ -163,6 +166,7 @@ struct Bench: AsyncParsableCommand {
             throw ValidationError("--warmup must be 0 or more seconds")
         }
         try validateRates()
+        try store.validate(rate: rateSpec, ramp: ramp != nil, findMaxRate: findMaxRate)
         if let duration, duration > 1e6 { throw ValidationError("-d must be at most 1000000 seconds") }
         if let warmup, warmup > 1e6 { throw ValidationError("--warmup must be at most 1000000 seconds") }
         if let interval, !(interval >= 0.1) || !(interval <= 86_400) {
@@ -188,8 +192,9 @@ struct Bench: AsyncParsableCommand {
             if pagination.paginate == nil, !urls.isEmpty {
                 throw ValidationError("--items needs --paginate (link, page, offset, cursor:KEYPATH, next:KEYPATH)")
             }
-            if rate != nil {
-                throw ValidationError("--rate applies to plain URLs, not to paginated flows (--items)")
+            if rate != nil, store.rateStore == nil {
+                throw ValidationError(
+                    "--rate applies to plain URLs, not to paginated flows (--items), unless --rate-store shares it")
             }
             if let items, (try? JSONKeyPath.validated(items)) == nil {
                 throw ValidationError("--items: '\(items)' is not a key path (write keys separated by dots)")
@@ -265,8 +270,10 @@ struct Bench: AsyncParsableCommand {
         let limit: BenchRunner.Limit = duration.map { .duration(.nanoseconds(Int64($0 * 1e9))) }
             ?? requests.map { .requests($0) } ?? defaultLimit
         var reports: [BenchReport] = []
+        let shared = store.schedule(rate: rate, requests: prepared)
+        await shared?.join()
         for round in 1...(rounds ?? 1) {
-            let report = await runOnce(client: client, targets: targets, target: target, limit: limit)
+            let report = await runOnce(client: client, targets: targets, target: target, limit: limit, shared: shared)
             reports.append(report)
             if let rounds, rounds > 1 {
                 let line = BenchRounds.line(report, round: round, of: rounds)
@@ -274,13 +281,15 @@ struct Bench: AsyncParsableCommand {
             }
             if report.interrupted { break }
         }
+        await shared?.leave()
         try await server?.shutdown()
         try finish(reports, embeddedServer: server != nil)
     }
 
-    private func runOnce(client: Client, targets: [String], target: BenchRunner.Target, limit: BenchRunner.Limit)
-        async -> BenchReport
-    {
+    private func runOnce(
+        client: Client, targets: [String], target: BenchRunner.Target, limit: BenchRunner.Limit,
+        shared: SharedBenchSchedule? = nil
+    ) async -> BenchReport {
         let warmupSpan = Duration.nanoseconds(Int64((warmup ?? 0) * 1e9))
         let recorder = BenchRecorder(
             origin: .now + warmupSpan, interval: .nanoseconds(Int64((interval ?? 1) * 1e9)),
@@ -289,6 +298,7 @@ struct Bench: AsyncParsableCommand {
             client: client, urls: targets, target: target, concurrency: concurrency, limit: limit, recorder: recorder)
         runner.warmup = warmupSpan
         runner.rate = rate
+        runner.shared = shared
         if let end = rates?.end, let ramp { runner.ramp = BenchRunner.Ramp(endRate: end, seconds: ramp) }
         let plan: BenchPanel.Plan = switch limit {
         case .duration(let span): .seconds(BenchReport.seconds(span))

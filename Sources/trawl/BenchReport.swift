@@ -64,6 +64,8 @@ struct BenchReport {
     var phases: BenchRecorder.Phases?
     /// Stopped by Ctrl-C before the planned end.
     var interrupted = false
+    /// `--rate-store`: the shared budget's store, key, live processes, pauses and local share.
+    var shared: BenchSharedSummary?
 
     /// How late a start may be before it counts as late (timer jitter).
     static let lateTolerance: Duration = .milliseconds(1)
@@ -127,6 +129,7 @@ struct BenchReport {
                 "  late starts   \(lateStarts) (max \(number(maxLatenessMilliseconds, 2)) ms late)"
                     + (unsent > 0 ? ", \(unsent) scheduled requests never started" : ""))
         }
+        if let shared { lines.append(shared.line) }
         lines += [
             "  client CPU    \(number(cpuMicrosecondsPerRequest, 1)) µs/request"
                 + (embeddedServer ? " (includes the embedded server)" : ""),
@@ -169,6 +172,7 @@ struct BenchReport {
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,
         ]
+        if let shared { object["rate_store"] = shared.json }
         object.merge(latencyPictureJSON()) { _, new in new }
         object.merge(extra) { _, new in new }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {

@@ -3,6 +3,7 @@ import Synchronization
 import Trawl
 import TrawlEngine
 import TrawlJSON
+import TrawlJobs
 
 /// Runs the load and gathers what `trawl bench` prints.
 ///
@@ -24,6 +25,8 @@ struct BenchRunner: Sendable {
         case urls([Request])
         /// Walks of the pages of these requests (round-robin per flow), items at `items`.
         case pages([Request], items: JSONKeyPath, style: PaginationStyle)
+
+        var isPages: Bool { if case .pages = self { true } else { false } }
     }
 
     let client: Client
@@ -39,8 +42,10 @@ struct BenchRunner: Sendable {
     var ramp: Ramp?
     /// Per-interval rows, phase timings and live counters; its origin is the end of the warm-up.
     let recorder: BenchRecorder
+    /// `--rate-store`: the schedule `rate` is shared through with other processes (see BenchRunner+Shared).
+    var shared: SharedBenchSchedule?
 
-    private final class Ticket: Sendable {
+    final class Ticket: Sendable {
         let next = Atomic<Int>(0)
     }
 
@@ -90,11 +95,15 @@ struct BenchRunner: Sendable {
         let measureFrom = recorder.origin
         let start = measureFrom - warmup
         let cpuBefore = BenchReport.cpuTime()
+        let sharedBefore = shared?.statistics
         var results: WorkerResult
         var unsent = 0
         switch target {
         case .urls(let requests):
-            if let rate {
+            if let shared {
+                results = await sharedOpenModel(
+                    requests: requests, shared: shared, clock: clock, measureFrom: measureFrom)
+            } else if let rate {
                 let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit, ramp: ramp)
                 // Open-model workers also run on the loop threads; they sleep until each request is due.
                 results = await openModel(requests: requests, schedule: schedule, clock: clock)
@@ -114,7 +123,7 @@ struct BenchRunner: Sendable {
         let recorded = recorder.finish(at: end)
         let cpu = BenchReport.cpuTime() - (results.cpuAtMeasurementStart ?? cpuBefore)
         var report = BenchReport(
-            urls: urls, concurrency: concurrency, mode: rate == nil ? .closed : .open,
+            urls: urls, concurrency: concurrency, mode: rate == nil || target.isPages ? .closed : .open,
             elapsed: end < measureFrom ? .zero : measureFrom.duration(to: end), latencies: results.latencies,
             bytes: results.bytes, errors: results.errors, statuses: results.statuses, cpuSeconds: cpu)
         if case .pages = target {
@@ -133,11 +142,12 @@ struct BenchRunner: Sendable {
         report.intervalSeconds = Double(recorder.intervalNanoseconds) / 1e9
         report.phases = recorded.phases
         report.interrupted = recorder.isStopped
+        if let shared { report.shared = BenchSharedSummary(shared, before: sharedBefore, unsent: &report.unsent) }
         return report
     }
 
     /// Adds a task that records the process CPU time when the warm-up ends (none without a warm-up).
-    private func markMeasurementStart(
+    func markMeasurementStart(
         in group: inout TaskGroup<WorkerResult>, clock: ContinuousClock, at instant: ContinuousClock.Instant
     ) {
         guard warmup > .zero else { return }
@@ -150,7 +160,7 @@ struct BenchRunner: Sendable {
     }
 
     /// Workers are spread over the client's loop threads (`--loops`); each sends through its own loop.
-    private func executor(forWorker worker: Int) -> EngineExecutor {
+    func executor(forWorker worker: Int) -> EngineExecutor {
         client.executors[worker % client.executors.count]
     }
 
@@ -315,6 +325,7 @@ struct BenchRunner: Sendable {
                         walk: while !recorder.isStopped {
                             switch action {
                             case .request(let current, let index):
+                                if let shared, await !takeSlot(shared, for: current, until: deadline) { break flows }
                                 measured = clock.now >= measureFrom
                                 if measured {
                                     let number = ticket.next.add(1, ordering: .relaxed).oldValue
@@ -336,10 +347,12 @@ struct BenchRunner: Sendable {
                                         result.statuses[response.head.status, default: 0] += 1
                                         result.items += response.itemCount
                                     }
+                                    if let shared { await shared.answered(current, response.head) }
                                     plan.completed(response)
                                     action = plan.next()
                                     if case .done = action, measured, flowMeasured { result.flows += 1 }
                                 } catch {
+                                    if let shared, let head = error.head { await shared.answered(current, head) }
                                     if !measured {
                                         result.warmupRequests += 1
                                     } else if error.kind == .status, let head = error.head {

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import TrawlTestServer
+
+// `trawl bench --rate R --rate-store`: one rate for several load-generating processes (issue 17), against a real
+// redis-server on loopback; the rate is measured at the embedded test server.
+
+/// The JSON report a finished `trawl bench --json` process printed.
+private func benchReport(_ process: TrawlProcess) throws -> [String: Any] {
+    try jsonObject(Data(process.stdout.utf8))
+}
+
+private func rateStore(_ report: [String: Any]) throws -> [String: Any] {
+    try #require(report["rate_store"] as? [String: Any], "\(report.keys.sorted())")
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+@Suite("trawl bench --rate-store: one rate for several processes through a real redis-server", .timeLimit(.minutes(3)))
+struct BenchStoreCLITests {
+    @Test("two bench processes with --rate R and the same store send R requests/s in all at the server (±10%)")
+    func twoProcessesShareOneRate() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let url = server.url("/json/small")
+            // The same command twice: the key derived from the method and URL is the same, so they share.
+            let processes = try (0..<2).map { _ in
+                try TrawlProcess(
+                    ["bench", url, "--rate", "40", "-d", "5", "-c", "4", "--json", "--rate-store", redis.url],
+                    in: workspace, environment: [:])
+            }
+            // Mid-run: the store's keys are namespaced by the budget and expire.
+            #expect(try await waitUntil(processes[0]) { server.requestLog.count >= 40 })
+            let keys = try await redis.keysWithTTL()
+            for process in processes {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(process.stderr)")
+                #expect(process.stderr.isEmpty, "\(process.stderr)")
+            }
+            #expect(!keys.isEmpty)
+            #expect(keys.keys.allSatisfy { $0.hasPrefix("trawl:bench:") }, "\(keys)")
+            #expect(keys.values.allSatisfy { $0 > 0 && $0 <= 61_000 }, "\(keys)")
+            // The last process to leave removes what they shared.
+            #expect(try await redis.keysWithTTL().isEmpty)
+            let reports = try processes.map(benchReport)
+            let log = server.requestLog.filter { $0.target == "/json/small" }
+            let pacing = RequestPacing(log.map(\.receivedAt))
+            // Each process alone would send 40/s for 5 s: 400 requests in all. Sharing, about 200 (a little more
+            // as the two starts are apart: the first sends the whole rate until the second joins).
+            #expect(pacing.count >= 180 && pacing.count <= 260, "\(pacing.count) requests")
+            expectPaced(pacing, rate: 40)
+            let sent = reports.map { ($0["requests"] as? Int ?? 0) + ($0["failed"] as? Int ?? 0) }
+            #expect(sent.allSatisfy { $0 >= 40 }, "both processes took part: \(sent)")
+            for report in reports {
+                let store = try rateStore(report)
+                #expect(store["store"] as? String == redis.url, "\(store)")
+                #expect((1...2).contains(store["processes"] as? Int ?? 0), "\(store)")
+                #expect(store["rate"] as? Double == 40, "\(store)")
+                #expect(store["pauses"] as? Int == 0 && store["local_share_s"] as? Double == 0, "\(store)")
+            }
+        } }
+    }
+
+    @Test("a 429 with Retry-After seen by one bench process pauses the other until it ends")
+    func retryAfterPausesEveryProcess() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // B runs at the whole rate; A joins later, and its first request answers 429 with Retry-After: 2.
+            let plain = server.url("/json/small")
+            let limited = server.url("/paged/page?n=10&per_page=10&fault_429=1&retry_after=2")
+            let common = ["--rate", "20", "-c", "4", "--json", "--rate-store", redis.url, "--rate-key", "pause-test"]
+            let second = try TrawlProcess(["bench", plain, "-d", "7"] + common, in: workspace, environment: [:])
+            #expect(try await waitUntil(second) { server.requestLog.count >= 10 })
+            let first = try TrawlProcess(["bench", limited, "-d", "4"] + common, in: workspace, environment: [:])
+            for process in [first, second] {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(process.stderr)")
+            }
+            let log = server.requestLog
+            let answer = try #require(log.first { $0.status == 429 })
+            // Requests sent before the pause was known have arrived 0.3 s after the 429; from then until the pause
+            // ends nothing reaches the host, from either process. Unshared, B would go on at 20/s (about 30).
+            let window = log.filter {
+                $0.receivedAt > answer.receivedAt + .milliseconds(300)
+                    && $0.receivedAt < answer.receivedAt + .milliseconds(1800)
+            }
+            #expect(window.isEmpty, "\(window.map(\.target))")
+            // The slots due during the pause were skipped, not sent in a burst when it ended: from its end on, the
+            // two keep to the schedule (no more than 5 early over 20/s with no burst).
+            let resumed = RequestPacing(
+                log.filter { $0.receivedAt > answer.receivedAt + .milliseconds(1800) }.map(\.receivedAt))
+            #expect(resumed.excess(rate: 20, burst: 1) <= 5, "\(resumed.offsets)")
+            // Both went on after the pause.
+            let after = log.filter { $0.receivedAt > answer.receivedAt + .milliseconds(2000) }
+            #expect(after.contains { $0.target == "/json/small" })
+            #expect(after.contains { $0.target.hasPrefix("/paged/") })
+            // B's report says why its requests/s dropped.
+            let store = try rateStore(try benchReport(second))
+            #expect(store["pauses"] as? Int == 1, "\(store)")
+            #expect((store["paused_s"] as? Double ?? 0) >= 1.5, "\(store)")
+            #expect(try benchReport(first)["statuses"] as? [String: Int] != nil)
+        } }
+    }
+
+    @Test("a store that does not answer: the bench warns once and keeps to its share of --rate (--processes)")
+    func unreachableStoreKeepsToTheShare() async throws {
+        let closed = try await RedisServer()
+        let address = closed.url
+        await closed.stop()
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let started = ContinuousClock.now
+            let result = try await trawl(
+                ["bench", server.url("/json/small"), "--rate", "40", "--processes", "2", "-d", "4", "-c", "4",
+                 "--json", "--rate-store", address], in: workspace)
+            let elapsed = seconds(ContinuousClock.now - started)
+            #expect(result.status == 0, "\(result.stderr)")
+            let warnings = result.stderr.split(separator: "\n").filter { $0.contains("does not answer") }
+            #expect(warnings.count == 1, "\(result.stderr)")
+            // 40/s shared by 2 processes: this one sends 20/s, not 40.
+            let pacing = RequestPacing(server.requestLog.map(\.receivedAt))
+            #expect(pacing.count >= 60 && pacing.count <= Int(20 * elapsed) + 5, "\(pacing.count) in \(elapsed) s")
+            expectPaced(pacing, rate: 20)
+            let store = try rateStore(try jsonObject(Data(result.stdout.utf8)))
+            #expect((store["local_share_s"] as? Double ?? 0) >= 3, "\(store)")
+        }
+    }
+
+    @Test("a store killed mid-run: each process warns once, keeps to its share of the processes it saw, rejoins")
+    func storeLostMidRun() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let processes = try (0..<2).map { _ in
+                try TrawlProcess(
+                    ["bench", server.url("/json/small"), "--rate", "40", "-d", "9", "-c", "4", "--json",
+                     "--rate-store", redis.url], in: workspace, environment: [:])
+            }
+            // Both have run for two heartbeats (each has seen the other) before the store dies.
+            #expect(try await waitUntil(processes[1]) { server.requestLog.count >= 100 })
+            await redis.kill()
+            let killed = ContinuousClock.now
+            try await Task.sleep(for: .seconds(3))
+            let restarting = ContinuousClock.now
+            try await redis.restart()
+            let restarted = ContinuousClock.now
+            for process in processes {
+                let status = try await process.wait(timeout: .seconds(60))
+                #expect(status == 0, "\(process.stderr)")
+                let lines = process.stderr.split(separator: "\n")
+                #expect(lines.filter { $0.contains("does not answer") }.count == 1, "\(process.stderr)")
+                #expect(lines.filter { $0.contains("answers again") }.count >= 1, "\(process.stderr)")
+                let store = try rateStore(try benchReport(process))
+                #expect((store["local_share_s"] as? Double ?? 0) >= 2, "\(store)")
+            }
+            // Without the store each sends 20/s (40 shared by the 2 it saw), not 40: 40/s in all, with a slack of
+            // 2 slots taken from the store just before it died and 3 for a server thread reading a backlog at once.
+            let log = server.requestLog
+            let outage = log.filter { $0.receivedAt > killed && $0.receivedAt < restarting }
+            let outageSeconds = seconds(restarting - killed)
+            #expect(outage.count >= 40, "the processes went on without the store")
+            #expect(Double(outage.count) <= 40 * outageSeconds + 5, "\(outage.count) requests in \(outageSeconds) s")
+            // Back with the store: one shared schedule again, no burst of what the local shares did not send.
+            let after = RequestPacing(log.filter { $0.receivedAt > restarted }.map(\.receivedAt))
+            #expect(after.count > 20)
+            #expect(after.excess(rate: 40, burst: 4) <= 5, "\(after.offsets)")
+        } }
+    }
+
+    @Test("--rate-store without --rate is a usage error naming both flags")
+    func storeNeedsARate() async throws {
+        let result = try await trawl(["bench", "http://127.0.0.1:9/", "--rate-store", "redis://127.0.0.1:6379/0"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("--rate-store needs --rate"), "\(result.stderr)")
+    }
+}
