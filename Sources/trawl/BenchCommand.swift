@@ -29,6 +29,10 @@ struct Bench: AsyncParsableCommand {
 
             Latencies go into an HdrHistogram (microseconds, 3 significant digits). Requests sent during \
             --warmup are not measured; -n and -d count from its end.
+
+            Several machines (--rate R --rate-store redis://HOST:PORT): every process naming the store and key \
+            takes its requests' due times from one schedule of R/s kept there, so together they send R/s; a \
+            Retry-After seen by one pauses all. -n and -d count per process.
             """)
 
     @Argument(help: "URLs to request, round-robin. None: the embedded test server.")
