@@ -14,6 +14,15 @@ private func rateStore(_ report: [String: Any]) throws -> [String: Any] {
     try #require(report["rate_store"] as? [String: Any], "\(report.keys.sorted())")
 }
 
+/// Stops a bench process as Ctrl-C does (it prints what it measured and exits 130) and waits for it: the tests
+/// run the processes with a long -d and end them once they have seen what they check, so that a test process held
+/// up on a loaded machine cannot find them already finished.
+private func interrupt(_ process: TrawlProcess) async throws {
+    process.process.terminate(SIGINT)
+    let status = try await process.wait(timeout: .seconds(60))
+    #expect(status == 130, "\(process.stderr)")
+}
+
 private func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
@@ -29,15 +38,16 @@ struct BenchStoreCLITests {
             // The same command twice: the key derived from the method and URL is the same, so they share.
             let processes = try (0..<2).map { _ in
                 try TrawlProcess(
-                    ["bench", url, "--rate", "40", "-d", "5", "-c", "4", "--json", "--rate-store", redis.url],
+                    ["bench", url, "--rate", "40", "-d", "60", "-c", "4", "--json", "--rate-store", redis.url],
                     in: workspace, environment: [:])
             }
             // Mid-run: the store's keys are namespaced by the budget and expire.
             #expect(try await waitUntil(processes[0]) { server.requestLog.count >= 40 })
             let keys = try await redis.keysWithTTL()
+            // About 5 s of the shared schedule, then both stop.
+            #expect(try await waitUntil(processes[0]) { server.requestLog.count >= 200 })
             for process in processes {
-                let status = try await process.wait(timeout: .seconds(60))
-                #expect(status == 0, "\(process.stderr)")
+                try await interrupt(process)
                 #expect(process.stderr.isEmpty, "\(process.stderr)")
             }
             #expect(!keys.isEmpty)
@@ -48,9 +58,8 @@ struct BenchStoreCLITests {
             let reports = try processes.map(benchReport)
             let log = server.requestLog.filter { $0.target == "/json/small" }
             let pacing = RequestPacing(log.map(\.receivedAt))
-            // Each process alone would send 40/s for 5 s: 400 requests in all. Sharing, about 200 (a little more
-            // as the two starts are apart: the first sends the whole rate until the second joins).
-            #expect(pacing.count >= 180 && pacing.count <= 260, "\(pacing.count) requests")
+            // Each alone would send 40/s, 80/s together; sharing, 40/s in all (the first sends the whole rate until
+            // the second joins).
             expectPaced(pacing, rate: 40)
             let sent = reports.map { ($0["requests"] as? Int ?? 0) + ($0["failed"] as? Int ?? 0) }
             #expect(sent.allSatisfy { $0 >= 40 }, "both processes took part: \(sent)")
@@ -73,15 +82,20 @@ struct BenchStoreCLITests {
             let plain = server.url("/json/small")
             let limited = server.url("/paged/page?n=10&per_page=10&fault_429=1&retry_after=2")
             let common = ["--rate", "20", "-c", "4", "--json", "--rate-store", redis.url, "--rate-key", "pause-test"]
-            let second = try TrawlProcess(["bench", plain, "-d", "7"] + common, in: workspace, environment: [:])
+            let second = try TrawlProcess(["bench", plain, "-d", "60"] + common, in: workspace, environment: [:])
             #expect(try await waitUntil(second) { server.requestLog.count >= 10 })
             let first = try TrawlProcess(["bench", limited, "-d", "4"] + common, in: workspace, environment: [:])
-            for process in [first, second] {
-                let status = try await process.wait(timeout: .seconds(60))
-                #expect(status == 0, "\(process.stderr)")
-            }
+            #expect(try await first.wait(timeout: .seconds(60)) == 0, "\(first.stderr)")
+            // B goes on after the pause, then stops.
+            let answer = try #require(server.requestLog.first { $0.status == 429 })
+            #expect(
+                try await waitUntil(second) {
+                    server.requestLog.contains {
+                        $0.target == "/json/small" && $0.receivedAt > answer.receivedAt + .milliseconds(2500)
+                    }
+                })
+            try await interrupt(second)
             let log = server.requestLog
-            let answer = try #require(log.first { $0.status == 429 })
             // Requests sent before the pause was known have arrived 0.3 s after the 429; from then until the pause
             // ends nothing reaches the host, from either process. Unshared, B would go on at 20/s (about 30).
             let window = log.filter {
@@ -136,22 +150,30 @@ struct BenchStoreCLITests {
         try await withRedis { redis in try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let processes = try (0..<2).map { _ in
+            // Told apart at the server by their URLs (one --rate-key).
+            let processes = try (0..<2).map { index in
                 try TrawlProcess(
-                    ["bench", server.url("/json/small"), "--rate", "40", "-d", "9", "-c", "4", "--json",
-                     "--rate-store", redis.url], in: workspace, environment: [:])
+                    ["bench", server.url("/json/small?p=\(index)"), "--rate", "40", "-d", "60", "-c", "4", "--json",
+                     "--rate-store", redis.url, "--rate-key", "lost"], in: workspace, environment: [:])
             }
-            // Both have run for two heartbeats (each has seen the other) before the store dies.
-            #expect(try await waitUntil(processes[1]) { server.requestLog.count >= 100 })
+            // Both run, and have beaten since (each has seen the other), before the store dies.
+            #expect(
+                try await waitUntil(processes[1]) {
+                    (0..<2).allSatisfy { index in
+                        server.requestLog.filter { $0.target.hasSuffix("p=\(index)") }.count >= 10
+                    }
+                })
+            try await Task.sleep(for: .milliseconds(1500))
             await redis.kill()
             let killed = ContinuousClock.now
             try await Task.sleep(for: .seconds(3))
             let restarting = ContinuousClock.now
             try await redis.restart()
             let restarted = ContinuousClock.now
+            #expect(
+                try await waitUntil(processes[0]) { server.requestLog.filter { $0.receivedAt > restarted }.count >= 60 })
             for process in processes {
-                let status = try await process.wait(timeout: .seconds(60))
-                #expect(status == 0, "\(process.stderr)")
+                try await interrupt(process)
                 let lines = process.stderr.split(separator: "\n")
                 #expect(lines.filter { $0.contains("does not answer") }.count == 1, "\(process.stderr)")
                 #expect(lines.filter { $0.contains("answers again") }.count >= 1, "\(process.stderr)")
