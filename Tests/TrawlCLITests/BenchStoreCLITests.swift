@@ -194,6 +194,25 @@ struct BenchStoreCLITests {
         } }
     }
 
+    @Test("paginated flows with --rate and a store take a slot of the shared schedule for each page")
+    func flowsTakeASlotPerPage() async throws {
+        try await withRedis { redis in try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Unthrottled, 4 flows over the loopback would send hundreds of pages a second.
+            let process = try TrawlProcess(
+                ["bench", server.url("/paged/page?n=100&per_page=10"), "--items", "items", "--paginate", "page",
+                 "--total-pages", "total_pages", "--rate", "30", "-d", "60", "-c", "4", "--json",
+                 "--rate-store", redis.url], in: workspace, environment: [:])
+            #expect(try await waitUntil(process) { server.requestLog.count >= 150 })
+            try await interrupt(process)
+            expectPaced(RequestPacing(server.requestLog.map(\.receivedAt)), rate: 30)
+            let report = try benchReport(process)
+            #expect(report["mode"] as? String == "closed" && (report["flows"] as? Int ?? 0) >= 5, "\(report)")
+            #expect(try rateStore(report)["rate"] as? Double == 30)
+        } }
+    }
+
     @Test("--rate-store without --rate is a usage error naming both flags")
     func storeNeedsARate() async throws {
         let result = try await trawl(["bench", "http://127.0.0.1:9/", "--rate-store", "redis://127.0.0.1:6379/0"])
