@@ -4,19 +4,10 @@ extension EventDecoder {
     // build the error (and the coding path) only then.
 
     @inline(__always)
-    func boolIfValid(at offset: Int) -> Bool? {
-        switch reader.tag(at: offset) {
-        case EventTag.true.rawValue: return true
-        case EventTag.false.rawValue: return false
-        default: return nil
-        }
-    }
+    func boolIfValid(at offset: Int) -> Bool? { reader.boolIfValid(at: offset) }
 
     @inline(__always)
-    func stringIfValid(at offset: Int) -> String? {
-        guard reader.tag(at: offset) == EventTag.string.rawValue else { return nil }
-        return EventReader.string(reader.payload(at: offset))
-    }
+    func stringIfValid(at offset: Int) -> String? { reader.stringIfValid(at: offset) }
 
     func doubleIfValid(at offset: Int) -> Double? {
         let tag = reader.tag(at: offset)
@@ -33,26 +24,7 @@ extension EventDecoder {
     }
 
     @inline(__always)
-    func integerIfValid<T: FixedWidthInteger>(at offset: Int) -> T? {
-        guard reader.tag(at: offset) == EventTag.number.rawValue,
-            let (negative, magnitude) = NumberParsing.integer(reader.payload(at: offset))
-        else { return nil }
-        if !negative { return T(exactly: magnitude) }
-        if magnitude == 0 { return 0 }
-        guard T.isSigned, magnitude <= UInt64(T.max) + 1 else { return nil }
-        return T(truncatingIfNeeded: 0 &- magnitude)
-    }
-
-    /// `integerIfValid` for the most common type, without generic arithmetic.
-    @inline(__always)
-    func int64IfValid(at offset: Int) -> Int64? {
-        guard reader.tag(at: offset) == EventTag.number.rawValue,
-            let (negative, magnitude) = NumberParsing.integer(reader.payload(at: offset))
-        else { return nil }
-        if !negative { return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil }
-        if magnitude <= UInt64(Int64.max) { return -Int64(magnitude) }
-        return magnitude == UInt64(Int64.max) + 1 ? .min : nil
-    }
+    func integerIfValid<T: FixedWidthInteger>(at offset: Int) -> T? { reader.integerIfValid(at: offset) }
 
     /// Why the value at `offset` is not a `type`: the wrong kind of value, or a number out of range.
     func failure(_ type: Any.Type, at offset: Int, path: CodingPath) -> DecodingError {
@@ -91,7 +63,7 @@ extension EventDecoder {
         throw failure(T.self, at: offset, path: path())
     }
 
-    private func nonConforming(at offset: Int) -> Double? {
+    func nonConforming(at offset: Int) -> Double? {
         guard case let .convertFromString(positiveInfinity, negativeInfinity, nan) =
             options.nonConformingFloatDecodingStrategy
         else { return nil }

@@ -7,42 +7,49 @@ import Foundation
 /// The `Decoder` over one recorded value. One instance serves a whole element: descending into a
 /// nested value moves `offset` and `path` and restores them afterwards, as `JSONDecoder` does.
 final class EventDecoder: Decoder, SingleValueDecodingContainer {
-    private(set) var reader: EventReader
+    /// What keyed containers read for every field, at a fixed address (see ``DecoderCore``).
+    let core: UnsafeMutablePointer<DecoderCore>
     var offset: Int
     var path: CodingPath
     private(set) var options: JSONItemDecoder
-    /// Copied out of `options` so that key lookups do not touch the whole struct.
-    private(set) var keyMode: KeyMode
 
     enum KeyMode { case asIs, snakeCase, custom }
 
-    /// Where the last key lookup ended, so that the next one, usually for the following key,
-    /// starts there: the object, the entry after the match, and its index.
-    var hintObject = -1
-    var hintPosition = 0
-    var hintIndex = 0
-    /// The state of the keyed containers made for the value being decoded (see ``KeyedContainer``), by slot.
-    private var keyedStates: UnsafeMutablePointer<KeyedState>
+    var reader: EventReader { core.pointee.reader }
+    /// Copied out of `options` so that key lookups do not touch the whole struct.
+    var keyMode: KeyMode { core.pointee.keyMode }
     private var keyedCapacity = 4
     private var keyedStateCount = 0
     /// The keyed containers made for the first slots, with their key type, kept for the next value decoded:
     /// a container holds only this decoder and its slot, so the standard library's box around it (an
     /// allocation and a generic metadata lookup per object) is made once per slot and key type.
-    private var boxes: [(key: ObjectIdentifier, box: AnyObject)?] = []
+    private var boxes: UnsafeMutablePointer<(key: ObjectIdentifier?, box: Unmanaged<AnyObject>?)>
     static let boxSlots = 8
+    /// Whether a `KeyedDecodingContainer` is just its box reference, so that a box can be reused by a bit cast
+    /// (the same for every key type; checked once rather than looking up each key type's metadata).
+    private static let containerIsReference =
+        MemoryLayout<KeyedDecodingContainer<AnyCodingKey>>.size == MemoryLayout<AnyObject>.size
 
     init(base: UnsafeRawPointer, offset: Int, path: CodingPath, options: JSONItemDecoder) {
-        self.reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
         self.offset = offset
         self.path = path
         self.options = options
-        keyMode = Self.keyMode(options)
-        keyedStates = .allocate(capacity: keyedCapacity)
+        core = .allocate(capacity: 1)
+        core.initialize(to: DecoderCore(
+            reader: EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2)),
+            keyMode: Self.keyMode(options), keyedStates: .allocate(capacity: 4)))
+        boxes = .allocate(capacity: Self.boxSlots)
+        boxes.initialize(repeating: (nil, nil), count: Self.boxSlots)
     }
 
     deinit {
-        keyedStates.deinitialize(count: keyedStateCount)
-        keyedStates.deallocate()
+        core.pointee.keyedStates.deinitialize(count: keyedStateCount)
+        core.pointee.keyedStates.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
+        for slot in 0..<Self.boxSlots { boxes[slot].box?.release() }
+        boxes.deinitialize(count: Self.boxSlots)
+        boxes.deallocate()
     }
 
     private static func keyMode(_ options: JSONItemDecoder) -> KeyMode {
@@ -55,15 +62,15 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
 
     /// Readies a decoder used before for a new value, keeping its containers' boxes.
     func reuse(base: UnsafeRawPointer, options: JSONItemDecoder) {
-        reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
         offset = 0
         path = .root
         self.options = options
-        keyMode = Self.keyMode(options)
-        hintObject = -1  // the previous value's hint points into other events
-        hintPosition = 0
-        hintIndex = 0
-        keyedStates.deinitialize(count: keyedStateCount)
+        core.pointee.reader = EventReader(UnsafeRawBufferPointer(start: base, count: Int.max / 2))
+        core.pointee.keyMode = Self.keyMode(options)
+        core.pointee.hintObject = -1  // the previous value's hint points into other events
+        core.pointee.hintPosition = 0
+        core.pointee.hintIndex = 0
+        core.pointee.keyedStates.deinitialize(count: keyedStateCount)
         keyedStateCount = 0
     }
 
@@ -83,18 +90,18 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     func keyedContainer<Key: CodingKey>(
         _ type: Key.Type, start: Int, path: CodingPath, keepKeys: Bool = false
     ) -> KeyedDecodingContainer<Key> {
-        let slot = addKeyedState(KeyedContainer<Key>.state(decoder: self, start: start, path: path, keepKeys: keepKeys))
+        let slot = addKeyedState(keyedState(start: start, path: path, keepKeys: keepKeys))
         // The box is reused by a bit cast, for which the container must be just its reference.
-        guard slot < Self.boxSlots, MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
-        else {
+        guard slot < Self.boxSlots, Self.containerIsReference else {
             return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, slot: slot))
         }
-        if slot < boxes.count, let cached = boxes[slot], cached.key == ObjectIdentifier(Key.self) {
-            return unsafeBitCast(cached.box, to: KeyedDecodingContainer<Key>.self)
+        let cached = boxes[slot]
+        if cached.key == ObjectIdentifier(Key.self), let box = cached.box {
+            return unsafeBitCast(box.takeUnretainedValue(), to: KeyedDecodingContainer<Key>.self)
         }
         let container = KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, slot: slot))
-        while boxes.count <= slot { boxes.append(nil) }
-        boxes[slot] = (ObjectIdentifier(Key.self), unsafeBitCast(container, to: AnyObject.self))
+        cached.box?.release()
+        boxes[slot] = (ObjectIdentifier(Key.self), Unmanaged.passRetained(unsafeBitCast(container, to: AnyObject.self)))
         return container
     }
 
@@ -112,19 +119,15 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         let slot = keyedStateCount
         if slot == keyedCapacity {
             let grown = UnsafeMutablePointer<KeyedState>.allocate(capacity: keyedCapacity * 2)
-            grown.moveInitialize(from: keyedStates, count: slot)
-            keyedStates.deallocate()
-            keyedStates = grown
+            grown.moveInitialize(from: core.pointee.keyedStates, count: slot)
+            core.pointee.keyedStates.deallocate()
+            core.pointee.keyedStates = grown
             keyedCapacity *= 2
         }
-        (keyedStates + slot).initialize(to: state)
+        (core.pointee.keyedStates + slot).initialize(to: state)
         keyedStateCount = slot + 1
         return slot
     }
-
-    /// The state of the keyed container in `slot`.
-    @inline(__always)
-    func keyed(_ slot: Int) -> UnsafeMutablePointer<KeyedState> { keyedStates + slot }
 
     // MARK: - Nested values
 
@@ -135,7 +138,7 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         {
             return try unwrapSpecial(type, at: offset, path: path)
         }
-        if T.self == [String].self {
+        if ObjectIdentifier(T.self) == EventReader.stringArrayType {
             return try cast(strings(at: offset, path: path), path: path)
         }
         return try descend(offset, path) { try T(from: self) }
@@ -162,21 +165,6 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         var valueReader = reader
         valueReader.offset = offset
         return try cast(valueReader.readValue(), path: path)
-    }
-
-    /// The array of strings at `offset`, or nil if it is something else.
-    func stringsIfValid(at offset: Int) -> [String]? {
-        guard reader.tag(at: offset) == EventTag.array.rawValue else { return nil }
-        let count = reader.count(at: offset)
-        var result: [String] = []
-        result.reserveCapacity(count)
-        var position = offset + EventTag.containerHeaderSize
-        for _ in 0..<count {
-            guard let string = stringIfValid(at: position) else { return nil }
-            result.append(string)
-            position = reader.end(of: position)
-        }
-        return result
     }
 
     /// `[String]` is common enough in items to skip the generic path.

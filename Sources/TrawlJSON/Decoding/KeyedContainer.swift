@@ -8,11 +8,14 @@
 /// it was made for.
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     unowned(unsafe) let decoder: EventDecoder
+    /// The decoder's core, which the hot paths read instead of the decoder (see ``DecoderCore``).
+    private let core: UnsafeMutablePointer<DecoderCore>
     /// This container's slot in its decoder, which keeps its object, coding path and key index; the decoder
     /// reuses the container (its box) for the same slot and key type in the next value it decodes.
     private let slot: Int
 
-    private var state: UnsafeMutablePointer<KeyedState> { decoder.keyed(slot) }
+    private var state: UnsafeMutablePointer<KeyedState> { core.pointee.keyedStates + slot }
+    private var reader: EventReader { core.pointee.reader }
     /// The object's offset in the events, and its entry count.
     var start: Int { state.pointee.start }
     var count: Int { state.pointee.count }
@@ -25,51 +28,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     init(decoder: EventDecoder, slot: Int) {
         self.decoder = decoder
+        self.core = decoder.core
         self.slot = slot
-    }
-
-    /// What a container over the object at `start` keeps in its decoder's slot.
-    static func state(decoder: EventDecoder, start: Int, path: CodingPath, keepKeys: Bool) -> KeyedState {
-        let count = decoder.reader.count(at: start)
-        let keepKeys = keepKeys || decoder.keyMode == .asIs
-        var converted: [String]?
-        if !keepKeys, decoder.keyMode == .custom, case .custom(let convert) = decoder.options.keyDecodingStrategy {
-            var keys: [String] = []
-            let base = path.keys
-            Self.forEachEntry(decoder.reader, start) { key, _ in
-                keys.append(convert(base + [AnyCodingKey(stringValue: EventReader.string(key))]).stringValue)
-            }
-            converted = keys
-        }
-        var lookup: KeyLookup?
-        if count > KeyLookup.indexThreshold || converted != nil {
-            var index: [String: Int] = [:]
-            var i = 0
-            let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
-            Self.forEachEntry(decoder.reader, start) { key, value in
-                index[converted?[i] ?? (snakeCase ? SnakeCase.toCamelCase(key) : EventReader.string(key))] = value
-                i += 1
-            }
-            lookup = KeyLookup(converted: converted, index: index)
-        }
-        return KeyedState(
-            path: path, lookup: lookup, start: start, count: count, keepKeys: keepKeys, hasLookup: lookup != nil)
-    }
-
-    /// Calls `body` with each key's bytes and its value's offset, in document order.
-    @inline(__always)
-    static func forEachEntry(
-        _ reader: EventReader, _ start: Int, _ body: (UnsafeRawBufferPointer, Int) -> Void
-    ) {
-        let n = reader.count(at: start)
-        var position = start + EventTag.containerHeaderSize
-        for _ in 0..<n {
-            let length = reader.uint32(at: position)
-            let key = UnsafeRawBufferPointer(start: reader.base + position + 4, count: length)
-            let value = position + 4 + length
-            body(key, value)
-            position = reader.end(of: value)
-        }
     }
 
     var codingPath: [any CodingKey] { path.keys }
@@ -77,8 +37,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] {
         var keys: [Key] = []
         var i = 0
-        let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
-        Self.forEachEntry(decoder.reader, start) { key, _ in
+        let snakeCase = !keepKeys && core.pointee.keyMode == .snakeCase
+        KeyedEntries.forEach(reader, start) { key, _ in
             let text = lookup?.converted?[i] ?? (snakeCase ? SnakeCase.toCamelCase(key) : EventReader.string(key))
             if let key = Key(stringValue: text) { keys.append(key) }
             i += 1
@@ -89,10 +49,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The offset of the value for `key`, if present (the last one if the key repeats).
     @inline(__always)
     func find(_ key: Key) -> Int? {
-        if let lookup { return lookup.index[key.stringValue] }
+        if state.pointee.hasLookup, let lookup { return lookup.index[key.stringValue] }
         var wanted = key.stringValue
-        let snakeCase = !keepKeys && decoder.keyMode == .snakeCase
-        let reader = decoder.reader
+        let core = self.core
+        let snakeCase = !keepKeys && core.pointee.keyMode == .snakeCase
+        let reader = core.pointee.reader
         let start = self.start
         let count = self.count
         let first = start + EventTag.containerHeaderSize
@@ -112,9 +73,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             // the previous match.
             var position = first
             var index = 0
-            if decoder.hintObject == start && decoder.hintIndex < count {
-                position = decoder.hintPosition
-                index = decoder.hintIndex
+            if core.pointee.hintObject == start && core.pointee.hintIndex < count {
+                position = core.pointee.hintPosition
+                index = core.pointee.hintIndex
             }
             for _ in 0..<count {
                 if index == count {
@@ -125,9 +86,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 let value = position + 4 + length
                 let next = reader.end(of: value)
                 if Self.keyMatches(reader.base + position + 4, length, utf8, snakeCase) {
-                    decoder.hintObject = start
-                    decoder.hintPosition = next
-                    decoder.hintIndex = index + 1
+                    core.pointee.hintObject = start
+                    core.pointee.hintPosition = next
+                    core.pointee.hintIndex = index + 1
                     return value
                 }
                 position = next
@@ -152,6 +113,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             && SnakeCase.hasUnderscore(key, length) && SnakeCase.matches(key, length, camelCase: wanted)
     }
 
+    /// A number, or a string that a non-conforming float strategy accepts (the decoder's, rarely).
+    @inline(__always)
+    private func double(at offset: Int) -> Double? {
+        if let value = reader.numberAsDouble(at: offset) { return value }
+        return decoder.doubleIfValid(at: offset)
+    }
+
     @inline(__always)
     func value(_ key: Key) throws -> Int {
         guard let offset = find(key) else {
@@ -165,24 +133,24 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { find(key) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        decoder.reader.tag(at: try value(key)) == EventTag.null.rawValue
+        reader.tag(at: try value(key)) == EventTag.null.rawValue
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
         let offset = try value(key)
-        if let value = decoder.boolIfValid(at: offset) { return value }
+        if let value = reader.boolIfValid(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let offset = try value(key)
-        if let value = decoder.stringIfValid(at: offset) { return value }
+        if let value = reader.stringIfValid(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         let offset = try value(key)
-        if let value = decoder.doubleIfValid(at: offset) { return value }
+        if let value = double(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
@@ -198,7 +166,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
         let offset = try value(key)
-        if let value = decoder.int64IfValid(at: offset) { return value }
+        if let value = reader.int64IfValid(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
@@ -210,14 +178,14 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
         let offset = try value(key)
-        if let value: T = decoder.integerIfValid(at: offset) { return value }
+        if let value: T = reader.integerIfValid(at: offset) { return value }
         throw decoder.failure(T.self, at: offset, path: path.appending(key))
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let offset = try value(key)
         // `[String]` is common in items; the general path builds a coding path first.
-        if T.self == [String].self, let strings = decoder.stringsIfValid(at: offset) {
+        if ObjectIdentifier(T.self) == EventReader.stringArrayType, let strings = reader.stringsIfValid(at: offset) {
             return unsafeBitCast(strings, to: T.self)
         }
         return try decoder.unwrap(type, at: offset, path: path.appending(key))
@@ -226,13 +194,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Present and not null, or nil: one lookup instead of the default three.
     @inline(__always)
     private func present(_ key: Key) -> Int? {
-        guard let offset = find(key), decoder.reader.tag(at: offset) != EventTag.null.rawValue else { return nil }
+        guard let offset = find(key), reader.tag(at: offset) != EventTag.null.rawValue else { return nil }
         return offset
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let offset = present(key) else { return nil }
-        if let value = decoder.stringIfValid(at: offset) { return value }
+        if let value = reader.stringIfValid(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
@@ -241,19 +209,19 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func integerIfPresent<T: FixedWidthInteger>(_ key: Key) throws -> T? {
         guard let offset = present(key) else { return nil }
-        if let value: T = decoder.integerIfValid(at: offset) { return value }
+        if let value: T = reader.integerIfValid(at: offset) { return value }
         throw decoder.failure(T.self, at: offset, path: path.appending(key))
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let offset = present(key) else { return nil }
-        if let value = decoder.doubleIfValid(at: offset) { return value }
+        if let value = double(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let offset = present(key) else { return nil }
-        if let value = decoder.boolIfValid(at: offset) { return value }
+        if let value = reader.boolIfValid(at: offset) { return value }
         throw decoder.failure(type, at: offset, path: path.appending(key))
     }
 
@@ -267,7 +235,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try value(key)
         let nestedPath = path.appending(key)
-        guard decoder.reader.tag(at: offset) == EventTag.object.rawValue else {
+        guard reader.tag(at: offset) == EventTag.object.rawValue else {
             throw decoder.mismatch([String: Any].self, at: offset, path: nestedPath)
         }
         return decoder.keyedContainer(NestedKey.self, start: offset, path: nestedPath)
@@ -276,7 +244,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try value(key)
         let nestedPath = path.appending(key)
-        guard decoder.reader.tag(at: offset) == EventTag.array.rawValue else {
+        guard reader.tag(at: offset) == EventTag.array.rawValue else {
             throw decoder.mismatch([Any].self, at: offset, path: nestedPath)
         }
         return UnkeyedContainer(decoder: decoder, start: offset, path: nestedPath)
@@ -301,7 +269,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let offset else {
             return EventDecoder(base: NullEvent.pointer, offset: 0, path: nestedPath, options: decoder.options)
         }
-        return EventDecoder(base: decoder.reader.base, offset: offset, path: nestedPath, options: decoder.options)
+        return EventDecoder(base: reader.base, offset: offset, path: nestedPath, options: decoder.options)
     }
 }
 
@@ -312,26 +280,4 @@ enum NullEvent {
         pointer.storeBytes(of: EventTag.null.rawValue, as: UInt8.self)
         return UnsafeRawPointer(pointer)
     }()
-}
-
-/// What a keyed container keeps in its decoder: see ``KeyedContainer``.
-struct KeyedState {
-    var path: CodingPath
-    var lookup: KeyLookup?
-    var start: Int
-    var count: Int
-    var keepKeys: Bool
-    var hasLookup: Bool
-}
-
-/// What a keyed container needs beyond a linear scan.
-final class KeyLookup {
-    static let indexThreshold = 24
-    let converted: [String]?
-    let index: [String: Int]
-
-    init(converted: [String]?, index: [String: Int]) {
-        self.converted = converted
-        self.index = index
-    }
 }
