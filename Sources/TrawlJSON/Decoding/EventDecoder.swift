@@ -25,6 +25,9 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
     /// allocation and a generic metadata lookup per object) is made once per slot and key type.
     private var boxes: UnsafeMutablePointer<(key: ObjectIdentifier?, box: Unmanaged<AnyObject>?)>
     static let boxSlots = 8
+    /// The types seen that read themselves through `JSONFieldsDecodable`.
+    var fieldsConformances = FieldsConformances()
+    var scratch = ValueScratch()
     /// Whether a `KeyedDecodingContainer` is just its box reference, so that a box can be reused by a bit cast
     /// (the same for every key type; checked once rather than looking up each key type's metadata).
     private static let containerIsReference =
@@ -50,6 +53,7 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         for slot in 0..<Self.boxSlots { boxes[slot].box?.release() }
         boxes.deinitialize(count: Self.boxSlots)
         boxes.deallocate()
+        scratch.release()
     }
 
     private static func keyMode(_ options: JSONItemDecoder) -> KeyMode {
@@ -140,6 +144,9 @@ final class EventDecoder: Decoder, SingleValueDecodingContainer {
         }
         if ObjectIdentifier(T.self) == EventReader.stringArrayType {
             return try cast(strings(at: offset, path: path), path: path)
+        }
+        if let conformance = fieldsConformances.lookup(T.self) {
+            return try unwrapFields(conformance, as: T.self, at: offset, path: path)
         }
         return try descend(offset, path) { try T(from: self) }
     }

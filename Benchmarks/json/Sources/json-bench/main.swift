@@ -3,6 +3,7 @@
 //   jsonl    — re-emit each element as compact JSON (a JSON Lines stream, counted not written)
 //   lines    — the same lines through `feed(_:appendingLinesTo:)` (what `trawl extract` and `trawl fetch` use)
 //   decode   — decode each element into `Item` with JSONItemDecoder
+//   fields   — the same through `JSONFieldsDecodable` (Trawl's fastest typed path)
 //   values   — build a JSONValue for each element
 //   record   — record each element for decoding, without decoding it
 //   foundation — Foundation's JSONDecoder decoding the whole document into [Item]
@@ -24,13 +25,41 @@ struct Item: Decodable {
     let owner: Owner
 }
 
+/// `Item` with Trawl's fastest typed path (mode `fields`): the same values, read through `JSONFieldsDecodable`.
+struct FieldsItem: Decodable, JSONFieldsDecodable {
+    struct Owner: Decodable, JSONFieldsDecodable {
+        let id: Int
+        init(fields: inout JSONFields) throws { id = try fields.decode("id") }
+    }
+    let id: Int64
+    let name: String
+    let price: Double
+    let tags: [String]
+    let active: Bool
+    let createdAt: String
+    let score: Double
+    let owner: Owner
+
+    init(fields: inout JSONFields) throws {
+        id = try fields.decode("id")
+        name = try fields.decode("name")
+        price = try fields.decode("price")
+        tags = try fields.decode("tags")
+        active = try fields.decode("active")
+        createdAt = try fields.decode("created_at")
+        score = try fields.decode("score")
+        owner = try fields.decode("owner")
+    }
+}
+
 struct Document: Decodable {
     let items: [Item]
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: json-bench extract|jsonl|lines|decode|values|foundation FILE\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: json-bench extract|jsonl|lines|decode|fields|values|foundation FILE\n".utf8))
     exit(2)
 }
 let mode = arguments[1]
@@ -74,7 +103,7 @@ case "lines":
     let summary = try extractor.finish(appendingLinesTo: &output)
     checksum &+= output.count
     items = summary.elementCount
-case "extract", "jsonl", "decode", "values", "record":
+case "extract", "jsonl", "decode", "fields", "values", "record":
     let form: JSONExtractor.Form = mode == "extract" ? .countOnly : mode == "jsonl" ? .json : .values
     let extractor = try JSONExtractor(path: "items", capture: ["next_cursor"], form: form)
     var output: [UInt8] = []
@@ -92,6 +121,8 @@ case "extract", "jsonl", "decode", "values", "record":
         }
     case "decode":
         onElement = { element in checksum &+= Int(try element.decode(Item.self, using: decoder).id & 0xFF) }
+    case "fields":
+        onElement = { element in checksum &+= Int(try element.decode(FieldsItem.self, using: decoder).id & 0xFF) }
     case "values":
         onElement = { element in
             if case .object(let members) = element.value { checksum &+= members.count }

@@ -1,0 +1,156 @@
+/// The values a ``JSONFields`` reads: the common scalars without any protocol in between, nested
+/// ``JSONFieldsDecodable`` values and arrays of them, and any other `Decodable` through the decoder's options.
+extension JSONFields {
+    // MARK: - Required
+
+    public mutating func decode(_ key: StaticString) throws -> String {
+        let offset = try value(key)
+        if let value = reader.stringIfValid(at: offset) { return value }
+        throw failure(String.self, key, at: offset)
+    }
+
+    public mutating func decode(_ key: StaticString) throws -> Bool {
+        let offset = try value(key)
+        if let value = reader.boolIfValid(at: offset) { return value }
+        throw failure(Bool.self, key, at: offset)
+    }
+
+    public mutating func decode(_ key: StaticString) throws -> Int {
+        let offset = try value(key)
+        if let value = reader.int64IfValid(at: offset) { return Int(value) }
+        throw failure(Int.self, key, at: offset)
+    }
+
+    public mutating func decode(_ key: StaticString) throws -> Int64 {
+        let offset = try value(key)
+        if let value = reader.int64IfValid(at: offset) { return value }
+        throw failure(Int64.self, key, at: offset)
+    }
+
+    public mutating func decode(_ key: StaticString) throws -> Int32 { try integer(key) }
+    public mutating func decode(_ key: StaticString) throws -> UInt64 { try integer(key) }
+
+    public mutating func decode(_ key: StaticString) throws -> Double {
+        let offset = try value(key)
+        if let value = double(at: offset) { return value }
+        throw failure(Double.self, key, at: offset)
+    }
+
+    public mutating func decode(_ key: StaticString) throws -> [String] {
+        let offset = try value(key)
+        if let value = reader.stringsIfValid(at: offset) { return value }
+        return try decoder.unwrap([String].self, at: offset, path: path(key))
+    }
+
+    /// Any other value: nested `JSONFieldsDecodable` objects and arrays of them, and any `Decodable` (dates, URLs,
+    /// enums, arrays of numbers, ...) as the `Decodable` path reads it, with the decoder's options.
+    public mutating func decode<T: Decodable>(_ key: StaticString) throws -> T {
+        try nested(T.self, at: value(key), key: key)
+    }
+
+    // MARK: - Optional: nil when the key is missing or null
+
+    public mutating func decodeIfPresent(_ key: StaticString) throws -> String? {
+        guard let offset = present(key) else { return nil }
+        if let value = reader.stringIfValid(at: offset) { return value }
+        throw failure(String.self, key, at: offset)
+    }
+
+    public mutating func decodeIfPresent(_ key: StaticString) throws -> Bool? {
+        guard let offset = present(key) else { return nil }
+        if let value = reader.boolIfValid(at: offset) { return value }
+        throw failure(Bool.self, key, at: offset)
+    }
+
+    public mutating func decodeIfPresent(_ key: StaticString) throws -> Int? {
+        guard let offset = present(key) else { return nil }
+        if let value = reader.int64IfValid(at: offset) { return Int(value) }
+        throw failure(Int.self, key, at: offset)
+    }
+
+    public mutating func decodeIfPresent(_ key: StaticString) throws -> Int64? {
+        guard let offset = present(key) else { return nil }
+        if let value = reader.int64IfValid(at: offset) { return value }
+        throw failure(Int64.self, key, at: offset)
+    }
+
+    public mutating func decodeIfPresent(_ key: StaticString) throws -> Double? {
+        guard let offset = present(key) else { return nil }
+        if let value = double(at: offset) { return value }
+        throw failure(Double.self, key, at: offset)
+    }
+
+    public mutating func decodeIfPresent<T: Decodable>(_ key: StaticString) throws -> T? {
+        guard let offset = present(key) else { return nil }
+        return try nested(T.self, at: offset, key: key)
+    }
+
+    // MARK: - Helpers
+
+    @inline(__always)
+    private mutating func integer<T: FixedWidthInteger>(_ key: StaticString) throws -> T {
+        let offset = try value(key)
+        if let value: T = reader.integerIfValid(at: offset) { return value }
+        throw failure(T.self, key, at: offset)
+    }
+
+    /// A number, or a string that a non-conforming float strategy accepts.
+    @inline(__always)
+    private func double(at offset: Int) -> Double? {
+        if let value = reader.numberAsDouble(at: offset) { return value }
+        return decoder.doubleIfValid(at: offset)
+    }
+
+    /// A value that is not one of the scalars above: through `JSONFieldsDecodable` when its type (or its element
+    /// type, for an array) conforms, with the coding path still in parts; otherwise through `Decodable`.
+    private func nested<T: Decodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
+        // This object's own key moves into the parent path only when it has one (a nested object's nested object).
+        let hasOwnKey = self.key != nil || index != nil
+        switch decoder.fieldsConformance(T.self) {
+        case .object(let fieldsType):
+            guard reader.tag(at: offset) == EventTag.object.rawValue else {
+                throw decoder.mismatch([String: Any].self, at: offset, path: path(key))
+            }
+            return try decoder.decodeFields(
+                fieldsType, as: T.self, at: offset, parentPath: hasOwnKey ? path : parentPath, key: key)
+        case .array(let arrayType):
+            guard reader.tag(at: offset) == EventTag.array.rawValue else {
+                throw decoder.mismatch([Any].self, at: offset, path: path(key))
+            }
+            return try decoder.decodeObjects(
+                arrayType, as: T.self, at: offset, parentPath: hasOwnKey ? path : parentPath, key: key)
+        case nil:
+            return try decoder.unwrap(T.self, at: offset, path: path(key))
+        }
+    }
+}
+
+extension EventDecoder {
+    /// The array of objects at `offset` (an array), each read through its `JSONFieldsDecodable` conformance.
+    func objects<T: JSONFieldsDecodable>(
+        _ type: T.Type, at offset: Int, parentPath: CodingPath, key: StaticString?
+    ) throws -> [T] {
+        let count = reader.count(at: offset)
+        var result: [T] = []
+        result.reserveCapacity(count)
+        var position = offset + EventTag.containerHeaderSize
+        for index in 0..<count {
+            guard reader.tag(at: position) == EventTag.object.rawValue else {
+                let arrayPath = key.map { CodingPath.key(AnyCodingKey(stringValue: $0.description), parentPath) }
+                throw mismatch([String: Any].self, at: position, path: .index(index, arrayPath ?? parentPath))
+            }
+            var fields = JSONFields(decoder: self, start: position, parentPath: parentPath, key: key, index: index)
+            result.append(try T(fields: &fields))
+            position = reader.end(of: position)
+        }
+        return result
+    }
+
+    /// `T` read through its `JSONFieldsDecodable` conformance from the object at `offset`.
+    func fields<T: JSONFieldsDecodable>(
+        _ type: T.Type, at offset: Int, parentPath: CodingPath, key: StaticString?
+    ) throws -> T {
+        var fields = JSONFields(decoder: self, start: offset, parentPath: parentPath, key: key)
+        return try T(fields: &fields)
+    }
+}
