@@ -11,6 +11,8 @@ struct DecoderCore {
     var keyMode: EventDecoder.KeyMode
     /// The state of the keyed containers made for the value being decoded (see ``KeyedContainer``), by slot.
     var keyedStates: UnsafeMutablePointer<KeyedState>
+    /// The paths of values nested under a key (see ``ChildPaths``).
+    var childPaths = ChildPaths()
 }
 
 /// Reading scalars out of the event encoding: nil where the value is not of the type (the caller builds the

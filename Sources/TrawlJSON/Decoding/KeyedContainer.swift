@@ -188,7 +188,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if ObjectIdentifier(T.self) == EventReader.stringArrayType, let strings = reader.stringsIfValid(at: offset) {
             return unsafeBitCast(strings, to: T.self)
         }
-        return try decoder.unwrap(type, at: offset, path: path.appending(key))
+        return try decoder.unwrap(type, at: offset, path: core.pointee.childPaths.path(path, key))
     }
 
     /// Present and not null, or nil: one lookup instead of the default three.
@@ -227,7 +227,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let offset = present(key) else { return nil }
-        return try decoder.unwrap(type, at: offset, path: path.appending(key))
+        return try decoder.unwrap(type, at: offset, path: core.pointee.childPaths.path(path, key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(
