@@ -2,6 +2,7 @@
 # JSON benchmark: TrawlJSON against raw yajl and Foundation's JSONDecoder on one generated file.
 # Usage: Benchmarks/json/run.sh [ITEMS]   (default 700000 items, about 100 MB)
 #        BASE_BENCH=PATH adds an older json-bench binary's extract, jsonl and decode to each round
+#        OUT=results/NAME.txt writes there instead of results/latest.txt
 # Prints one line per mode with throughput and peak RSS (from /usr/bin/time -v), and writes
 # them to Benchmarks/json/results/latest.txt. Not part of the test suite.
 set -euo pipefail
@@ -10,6 +11,7 @@ items="${1:-700000}"
 work="${TMPDIR:-/tmp}/trawl-json-bench"
 mkdir -p "$work" results
 file="$work/items-$items.json"
+out="${OUT:-results/latest.txt}"
 
 [ -f "$file" ] || python3 generate.py "$file" "$items"
 gcc -O2 -o "$work/yajl_baseline" yajl_baseline.c $(pkg-config --cflags --libs yajl)
@@ -38,6 +40,7 @@ measure() {
         measure jsonl "$bench" jsonl "$file"
         measure lines "$bench" lines "$file"
         measure decode "$bench" decode "$file"
+        measure fields "$bench" fields "$file"
         measure values "$bench" values "$file"
         measure foundation "$bench" foundation "$file"
         if [ -n "${BASE_BENCH:-}" ]; then  # an older json-bench, for a side-by-side comparison
@@ -46,7 +49,7 @@ measure() {
             measure base-decode "$BASE_BENCH" decode "$file"
         fi
     done
-} | tee results/latest.txt
+} | tee "$out"
 
 # Ratios within each round (this machine's speed drifts between runs), then their medians and ranges, by wall
 # time and by CPU time (user + system, steadier when other work shares the cores).
@@ -58,7 +61,8 @@ awk '
     }
     /^decode / { dec = field($0, "items/s"); dcpu = field($0, "cpu") }
     /^foundation / { m++; de[m] = dec / field($0, "items/s") }
-    /^base-decode / { b++; bd[b] = field($0, "cpu") / dcpu }
+    /^fields / { fcpu = field($0, "cpu"); f++; fd[f] = dcpu / fcpu }
+    /^base-decode / { b++; bd[b] = field($0, "cpu") / dcpu; bf[b] = field($0, "cpu") / fcpu }
     function stats(arr, key, k,   v, i, j, t) {
         for (i = 1; i <= k; i++) v[i] = arr[key, i]
         for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
@@ -75,6 +79,8 @@ awk '
                 stats(c, modes[i], n[modes[i]])
         }
         printf "median decode / JSONDecoder items/s: %s (target >= 5x)\n", stats1(de, m)
+        if (f > 0) printf "fields (JSONFieldsDecodable) speed-up over decode (CPU time): %s\n", stats1(fd, f)
         if (b > 0) printf "decode speed-up over base (CPU time): %s\n", stats1(bd, b)
+        if (b > 0 && f > 0) printf "fields speed-up over base decode (CPU time): %s\n", stats1(bf, b)
     }
-' results/latest.txt | tee -a results/latest.txt
+' "$out" | tee -a "$out"
