@@ -315,7 +315,7 @@ struct BenchRunner: Sendable {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
                     var result = WorkerResult()
                     var flowNumber = worker
-                    flows: while true {
+                    flows: while !recorder.isStopped {
                         // Each flow is one walk: the plan's loop guard ends a flow whose pages cycle.
                         var plan = PagePlan(strategy: style, request: requests[flowNumber % requests.count])
                         flowNumber += concurrency
