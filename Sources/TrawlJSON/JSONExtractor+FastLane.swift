@@ -95,7 +95,7 @@ extension JSONExtractor {
         laneElements += result.elements
         state.pointee.elementCount += result.elements
         state.pointee.frames[state.pointee.depth].count += result.elements
-        try deliver(onElement)
+        // Handed out once per feed by `route` (one copy per chunk, as the slow path makes), not per scan.
         return result
     }
 
@@ -128,6 +128,7 @@ extension JSONExtractor {
         guard lane != nil else { return }
         let rest = leaveLane(with: Array(laneCarry.bytes(0..<laneCarry.count)))
         laneCarry.removeAll()
+        try deliver(onElement)
         try rest.withUnsafeBytes { _ = try slowIngest($0, onElement) }
     }
 }

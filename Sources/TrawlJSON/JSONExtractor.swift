@@ -235,8 +235,10 @@ public final class JSONExtractor {
     /// Gives bytes to the fast lane while it reads the items, else to the slow path (scanner and yajl).
     func route(_ bytes: UnsafeRawBufferPointer, _ onElement: (JSONElement) throws -> Void) throws {
         if lane != nil {
-            guard let rest = try laneFeed(bytes, onElement) else { return }
-            try rest.withUnsafeBytes { _ = try slowIngest($0, onElement) }
+            let rest = try laneFeed(bytes, onElement)
+            // What the lane took is handed out before anything the slow path may throw.
+            try deliver(onElement)
+            try rest?.withUnsafeBytes { _ = try slowIngest($0, onElement) }
             return
         }
         guard state.pointee.laneAllowed else {
