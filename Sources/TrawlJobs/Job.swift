@@ -100,11 +100,16 @@ public struct JobHeader: Sendable, Hashable {
 /// parameters (a date window binds `{name}` to its first day and `{name.end}` to its last).
 public struct MatrixAxis: Sendable, Hashable {
     public var name: String
-    public var values: [MatrixValue]
+    /// A list, or a range (``range(_:_:)``) whose values are made when read.
+    public var values: MatrixValues
 
-    public init(name: String, values: [MatrixValue]) {
+    public init(name: String, values: MatrixValues) {
         self.name = name
         self.values = values
+    }
+
+    public init(name: String, values: [MatrixValue]) {
+        self.init(name: name, values: MatrixValues(values))
     }
 
     public init(name: String, values: [String]) {

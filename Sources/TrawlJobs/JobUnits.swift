@@ -154,9 +154,7 @@ extension JobSource {
     /// The parameters templates may name: each axis, and `axis.NAME` for extras every value of the axis has.
     var parameterNames: [String] {
         matrix.flatMap { axis -> [String] in
-            let extras = axis.values.first?.extra.map(\.name) ?? []
-            let shared = extras.filter { name in axis.values.allSatisfy { $0.extra.contains { $0.name == name } } }
-            return [axis.name] + shared.map { "\(axis.name).\($0)" }
+            [axis.name] + axis.values.sharedExtraNames.map { "\(axis.name).\($0)" }
         }
     }
 
@@ -216,10 +214,9 @@ extension JobSource {
             guard !axis.values.isEmpty else {
                 throw JobSpecError(field: axisField, "the axis has no values", hint: "give at least one value")
             }
-            var values: Set<String> = []
-            for value in axis.values where !values.insert(value.value).inserted {
+            if let value = axis.values.firstRepeatedValue {
                 throw JobSpecError(
-                    field: axisField, "the value '\(value.value)' appears twice",
+                    field: axisField, "the value '\(value)' appears twice",
                     hint: "each value makes one unit; list it once")
             }
         }

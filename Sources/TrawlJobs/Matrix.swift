@@ -17,25 +17,18 @@ extension MatrixAxis {
         let parsed = try RangeSpec(spec)
         switch parsed.bounds {
         case .days(let start, let end):
-            let step = parsed.step * (parsed.unit == "w" ? 7 : 1)
+            // A step longer than the range is one window (and `999999999999999999w` must not overflow).
+            let (days, overflow) = parsed.step.multipliedReportingOverflow(by: parsed.unit == "w" ? 7 : 1)
+            let step = overflow ? end - start + 1 : min(days, end - start + 1)
             let count = (end - start) / step + 1
             guard count <= maxValues else { throw tooMany(count, spec) }
-            let values = stride(from: start, through: end, by: step).map { first in
-                MatrixValue(
-                    CivilDate.string(fromDay: first),
-                    extra: [MatrixBinding(name: "end", value: CivilDate.string(fromDay: min(first + step - 1, end)))])
-            }
-            return MatrixAxis(name: name, values: values)
+            return MatrixAxis(name: name, values: MatrixValues(.days(start: start, end: end, step: step, count: count)))
         case .integers(let start, let end):
             let (span, overflow) = end.subtractingReportingOverflow(start)
             let count = overflow ? Int.max : span / parsed.step + 1
             guard count <= maxValues else { throw tooMany(count, spec) }
-            let values = stride(from: start, through: end, by: parsed.step).map { first in
-                let (last, overflow) = first.addingReportingOverflow(parsed.step - 1)
-                return MatrixValue(
-                    String(first), extra: [MatrixBinding(name: "end", value: String(overflow ? end : min(last, end)))])
-            }
-            return MatrixAxis(name: name, values: values)
+            return MatrixAxis(
+                name: name, values: MatrixValues(.integers(start: start, end: end, step: parsed.step, count: count)))
         }
     }
 
@@ -45,6 +38,84 @@ extension MatrixAxis {
     private static func tooMany(_ count: Int, _ spec: String) -> JobSpecError {
         JobSpecError(
             "range '\(spec)' has \(count) values, more than \(maxValues)", hint: "use a larger step or a shorter range")
+    }
+}
+
+/// The values of one axis: a list, or a range whose values are made when read (a range of a million days costs
+/// a few words until the units are built, however often the job is parsed, checked or compared).
+public struct MatrixValues: RandomAccessCollection, Sendable, Hashable, ExpressibleByArrayLiteral {
+    enum Storage: Sendable, Hashable {
+        case list([MatrixValue])
+        /// Windows of `step` days from `start` (days since 1970-01-01) through `end`, the last clipped to `end`.
+        case days(start: Int, end: Int, step: Int, count: Int)
+        /// `start`, `start + step`, ... through `end`; `{name.end}` is `min(v + step - 1, end)`.
+        case integers(start: Int, end: Int, step: Int, count: Int)
+    }
+
+    let storage: Storage
+
+    init(_ storage: Storage) { self.storage = storage }
+
+    public init(_ values: [MatrixValue]) { self.storage = .list(values) }
+
+    public init(arrayLiteral elements: MatrixValue...) { self.storage = .list(elements) }
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        switch storage {
+        case .list(let values): values.count
+        case .days(_, _, _, let count), .integers(_, _, _, let count): count
+        }
+    }
+
+    public subscript(position: Int) -> MatrixValue {
+        precondition(position >= 0 && position < endIndex, "MatrixValues: index \(position) out of range")
+        switch storage {
+        case .list(let values):
+            return values[position]
+        case .days(let start, let end, let step, _):
+            let first = start + position * step
+            return MatrixValue(
+                CivilDate.string(fromDay: first),
+                extra: [MatrixBinding(name: "end", value: CivilDate.string(fromDay: Swift.min(first + step - 1, end)))])
+        case .integers(let start, let end, let step, _):
+            // Within Int: position * step <= end - start, which the count check bounded.
+            let first = start + position * step
+            let (last, overflow) = first.addingReportingOverflow(step - 1)
+            let through = overflow ? end : Swift.min(last, end)
+            return MatrixValue(String(first), extra: [MatrixBinding(name: "end", value: String(through))])
+        }
+    }
+
+    /// The names every value binds besides the axis itself (a range's `end`), without reading every value.
+    var sharedExtraNames: [String] {
+        switch storage {
+        case .list(let values):
+            let extras = values.first?.extra.map(\.name) ?? []
+            return extras.filter { name in values.allSatisfy { $0.extra.contains { $0.name == name } } }
+        case .days, .integers:
+            return ["end"]
+        }
+    }
+
+    /// Whether two values are the same (a range's values are distinct by construction).
+    var firstRepeatedValue: String? {
+        guard case .list(let values) = storage else { return nil }
+        var seen: Set<String> = []
+        return values.first { !seen.insert($0.value).inserted }?.value
+    }
+
+    /// Equal when they hold the same values in the same order, however they are stored.
+    public static func == (lhs: MatrixValues, rhs: MatrixValues) -> Bool {
+        if lhs.storage == rhs.storage { return true }
+        return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Equal collections have equal counts and first values; hashing those keeps a range's hash O(1).
+        hasher.combine(count)
+        hasher.combine(first)
     }
 }
 

@@ -471,6 +471,40 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
         ])
     }
 
+    /// A range is kept as its bounds until the units are built: parsing and checking a million-value axis reads no
+    /// value, and it equals (and hashes as) the list of the same values.
+    @Test func rangesAreReadLazilyAndEqualTheirLists() throws {
+        let million = try MatrixAxis.range("n", "0..999999")
+        #expect(million.values.count == 1_000_000)
+        #expect(million.values[999_999] == MatrixValue("999999", extra: [MatrixBinding(name: "end", value: "999999")]))
+        let yaml = """
+            sources:
+              - name: big
+                url: https://api.example.com/n?n={n}&to={n.end}&d={d}
+                paginate: link
+                items: items
+                matrix:
+                  n: "1..1000000"
+                  d: "1990-01-01..2990-01-01 step 2000000000000000000w"
+            """
+        let job = try Job.parse(yaml, file: "big.yaml", environment: [:])
+        #expect(job.sources[0].matrix[0].values.count == 1_000_000)
+        // A step longer than the range is one window that ends at END, not an overflow.
+        #expect(Array(job.sources[0].matrix[1].values) == [
+            MatrixValue("1990-01-01", extra: [MatrixBinding(name: "end", value: "2990-01-01")])
+        ])
+        #expect(try MatrixAxis.range("n", "1..3 step 9223372036854775807").values.map(\.value) == ["1"])
+
+        let listed = MatrixAxis(name: "n", values: (1...10).map {
+            MatrixValue(String($0), extra: [MatrixBinding(name: "end", value: String($0))])
+        })
+        let range = try MatrixAxis.range("n", "1..10")
+        #expect(range == listed)
+        #expect(range.hashValue == listed.hashValue)
+        #expect(try MatrixAxis.range("n", "1..11") != listed)
+        #expect(Set([range, listed]).count == 1)
+    }
+
     @Test func fingerprintIsStableAndIgnoresSettings() throws {
         let first = try parse(fullYAML)
         let second = try Job.parse(fullJSON, file: "jobs.json", environment: environment)
