@@ -140,7 +140,7 @@ public final class JSONExtractor {
         self.form = form
         self.limits = limits
         scanner = InputScanner(maxTokenBytes: limits.maxTokenBytes)
-        let matcher = PathMatcher(items: path, captures: capture)
+        let matcher = PathMatcher.compiled(items: path, captures: capture)
         let stateForm: ParseState.Form = form == .json ? .json : form == .values ? .values : .count
         parser = YajlParser(state: ParseState(
             matcher: matcher, captureDistances: distances, form: stateForm, limits: limits, wholeValue: wholeValue))
