@@ -196,6 +196,10 @@ struct JobFileReader {
         }
         let urlNode = try required("url", "\"https://api.example.com/items\"")
         let url = try string(urlNode, "\(field).url")
+        guard !url.isEmpty else {
+            throw error(urlNode, "\(field).url", "the URL is empty", hint: "give the first page's URL, as in url: "
+                + "\"https://api.example.com/items\"")
+        }
         if url.utf8.count > URLCheck.maxLength {
             throw error(urlNode, "\(field).url", "the URL is \(url.utf8.count) bytes long, over the limit of "
                 + "\(URLCheck.maxLength) bytes", hint: "send long parameters in the body instead of the query")

@@ -274,6 +274,11 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
         #expect(empty.field == "sources")
         let nothing = try #require(fileError(""))
         #expect(nothing.message == "the job file is empty")
+        // Found by the job-file fuzz target: an empty URL parsed, and every unit then failed at its first page.
+        let noURL = try #require(fileError("sources:\n  - {name: a, url: \"\", paginate: link, items: items}\n"))
+        #expect(noURL.field == "sources[0].url")
+        #expect(noURL.line == 2)
+        #expect(noURL.message == "the URL is empty")
     }
 
     @Test func duplicateSourceNames() throws {
