@@ -111,6 +111,15 @@ struct DurabilityCLITests {
                     expectDirectorySynced(path, in: workspace.path("out"), before: rename, events: events, index: index)
                 }
             }
+            // The first unit is moved into the empty output (JobStore+Move.swift): the rename is made durable (the
+            // output's directory fsynced) before the next checkpoint counts what it brought.
+            let moves = events.renames.filter { $0.to == output }
+            #expect(moves.count == 1 && moves.first?.from == segments + "/0.jsonl", "moves: \(moves)")
+            for move in moves {
+                let next = replacements.first { $0.call.start > move.call.end }?.call.start ?? Int.max
+                #expect(events.sync(of: workspace.path("out"), after: move.call.end, before: next) != nil,
+                        "no fsync of the output's directory between \(move.call) and the next checkpoint")
+            }
             // The job did put bytes in segments and the output that checkpoints counted, or the checks above were
             // empty.
             #expect(segmentsCounted >= 1, "no checkpoint counted segment bytes before its unit was merged")

@@ -228,29 +228,34 @@ struct FileEvents {
         return (from, to)
     }
 
-    /// Where the newest version of `path` begins before line `line`: the end of its last creation (`-1`: none seen).
-    func generation(of path: String, before line: Int) -> Int {
-        creations[path, default: []].last { $0.end < line }?.end ?? -1
+    /// Where the newest version of `path` begins before line `line`: the end of its last creation or of the last
+    /// rename onto it (`-1`: none seen), and that rename, whose file brought its content and durability along.
+    func origin(of path: String, before line: Int) -> (since: Int, renamed: Rename?) {
+        let created = creations[path, default: []].last { $0.end < line }?.end ?? -1
+        guard let renamed = renames.last(where: { $0.to == path && $0.call.end < line }), renamed.call.end > created
+        else { return (created, nil) }
+        return (renamed.call.end, renamed)
     }
 
-    /// The bytes of `path` that writes which returned before line `line` put there (since its last creation).
+    /// The bytes of `path` that writes which returned before line `line` put there (since its last creation, on
+    /// top of what a rename onto it brought).
     func content(of path: String, before line: Int) -> [UInt8] {
-        let since = generation(of: path, before: line)
-        var content: [UInt8] = []
+        let (since, renamed) = origin(of: path, before: line)
+        var bytes = renamed.map { self.content(of: $0.from, before: $0.call.start) } ?? []
         for write in writes[path, default: []] where write.start > since && write.end < line {
-            if content.count < write.offset + write.bytes.count {
-                content += [UInt8](repeating: 0, count: write.offset + write.bytes.count - content.count)
+            if bytes.count < write.offset + write.bytes.count {
+                bytes += [UInt8](repeating: 0, count: write.offset + write.bytes.count - bytes.count)
             }
-            content.replaceSubrange(write.offset..<(write.offset + write.bytes.count), with: write.bytes)
+            bytes.replaceSubrange(write.offset..<(write.offset + write.bytes.count), with: write.bytes)
         }
-        return content
+        return bytes
     }
 
     /// How many leading bytes of `path` an fsync that returned before line `line` made durable: the extent of the
-    /// writes that had returned before that fsync began.
+    /// writes that had returned before that fsync began (a file renamed onto `path` brings what was durable of it).
     func durableLength(of path: String, before line: Int) -> Int {
-        let since = generation(of: path, before: line)
-        var durable = 0
+        let (since, renamed) = origin(of: path, before: line)
+        var durable = renamed.map { self.durableLength(of: $0.from, before: $0.call.start) } ?? 0
         for sync in syncs[path, default: []] where sync.start > since && sync.end < line {
             let covered = writes[path, default: []].filter { $0.start > since && $0.end < sync.start }
             durable = max(durable, covered.map { $0.offset + $0.bytes.count }.max() ?? 0)

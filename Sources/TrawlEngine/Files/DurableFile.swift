@@ -218,6 +218,19 @@ public final class DurableFile: @unchecked Sendable {
         }
     }
 
+    /// The owner, group and permission bits of `path` when it still names this file alone: a regular file, the
+    /// one this writer opened (not replaced or moved since), with no other hard link. `nil` otherwise (a stream
+    /// included), when replacing the file at `path` would not replace what the user named.
+    public func soleOwnership() -> (owner: uid_t, group: gid_t, mode: mode_t)? {
+        guard !isStream, descriptor >= 0 else { return nil }
+        var opened = stat()
+        var named = stat()
+        guard fstat(descriptor, &opened) == 0, lstat(path, &named) == 0, named.st_mode & S_IFMT == S_IFREG,
+            named.st_dev == opened.st_dev, named.st_ino == opened.st_ino, opened.st_nlink == 1
+        else { return nil }
+        return (opened.st_uid, opened.st_gid, opened.st_mode & 0o7777)
+    }
+
     /// Flushes data and metadata to the disk (`fsync`).
     public func sync() throws {
         guard !isStream else { return }

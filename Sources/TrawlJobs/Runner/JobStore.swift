@@ -164,6 +164,9 @@ final class JobStore: Sendable {
         writer.order = order
         try openChildren(writer, checkpoint: checkpoint, options: options)
         order = writer.order
+        if existing != nil {
+            try undoUnrecordedMoves(checkpoint, order: order, segmentDirectory: segmentDirectory)
+        }
         for output in Set(units.map(\.output)) {
             var state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
             // A provisional tail (an earlier run's, which ended with failures) is cut off below.
@@ -440,7 +443,7 @@ final class JobStore: Sendable {
     private func merge() throws -> [String] {
         var removable: [String] = []
         for (output, ordinals) in writer.order {
-            guard var state = writer.checkpoint.outputs[output], let file = writer.outputFiles[output] else { continue }
+            guard var state = writer.checkpoint.outputs[output], var file = writer.outputFiles[output] else { continue }
             var changed = false
             while state.merged < ordinals.count {
                 let ordinal = ordinals[state.merged]
@@ -448,8 +451,13 @@ final class JobStore: Sendable {
                 if let segment = writer.segments[ordinal] {
                     segment.close()
                     writer.segments[ordinal] = nil
-                    try file.appendContents(ofFile: segment.path)
-                    removable.append(segment.path)
+                    if let moved = try Self.moveSegment(segment.path, over: file, length: segment.length) {
+                        file = moved
+                        writer.outputFiles[output] = moved
+                    } else {
+                        try file.appendContents(ofFile: segment.path)
+                        removable.append(segment.path)
+                    }
                 }
                 if let index = writer.indexes.removeValue(forKey: ordinal) {
                     index.close()
