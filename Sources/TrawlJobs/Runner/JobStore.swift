@@ -76,6 +76,9 @@ final class JobStore: Sendable {
         var closed = false
         var stopped = false
         var onStop: CheckedContinuation<Void, Never>?
+        /// Units of this run whose end has not been queued yet, when known (not with child units, which appear
+        /// as their parents walk): once it is 0 no page can come, and the writer need not wait for more.
+        var unitsLeft: Int?
     }
 
     /// Owned by the writer thread after `open`.
@@ -210,6 +213,10 @@ final class JobStore: Sendable {
         let resumed = existing != nil
         writer.checkpoint = checkpoint
         let store = JobStore(options: options, writer: writer)
+        if options.expandChildren == nil {
+            let left = Set(units.map(\.ordinal)).subtracting(merged).count
+            store.queue.withLock { $0.unitsLeft = left }
+        }
         try store.writeCheckpoint()
         let thread = Thread { [store] in store.runWriter() }
         thread.name = "trawl-job-writer"
@@ -258,6 +265,7 @@ final class JobStore: Sendable {
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
             queue.operations.append(operation)
+            if case .unit = operation, let left = queue.unitsLeft { queue.unitsLeft = left - 1 }
             return true
         }
         if accepted {
@@ -285,7 +293,9 @@ final class JobStore: Sendable {
             if let lastBatch {
                 let due = lastBatch + Self.minimumBatchInterval
                 let now = clock.now
-                if now < due, !queue.withLock({ $0.closed }) {
+                // No wait once the last unit has ended: nothing more will join the batch (walk (c) spent its
+                // last 20 ms here before merging).
+                if now < due, !queue.withLock({ $0.closed || $0.unitsLeft.map { $0 <= 0 } == true }) {
                     let wait = now.duration(to: due)
                     usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
                 }
