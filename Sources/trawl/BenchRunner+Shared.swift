@@ -44,33 +44,17 @@ extension BenchRunner {
                         let measured = due >= measureFrom
                         if measured, measuredCount.next.add(1, ordering: .relaxed).oldValue >= maxRequests { break }
                         if measured { recorder.began(worker: worker) }
-                        do {
-                            let response = try await client.send(request)
-                            let now = clock.now
+                        let outcome = await Self.outcome { try await client.send(request) }
+                        let now = clock.now
+                        if case .success(let response) = outcome {
                             await shared.answered(request.url, status: response.status, headers: response.headers)
-                            guard measured else {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            let latency = due.duration(to: now)
-                            result.latencies.recordLatency(latency)
-                            result.bytes += response.body.count
-                            result.statuses[response.status, default: 0] += 1
-                            recorder.ended(
-                                worker: worker, at: now, latency: latency, bytes: response.body.count,
-                                status: response.status, timings: response.timings, late: late)
-                        } catch {
-                            guard measured else {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            if recorder.isStopped {
-                                recorder.abandoned(worker: worker)
-                                break
-                            }
-                            recorder.endedWithError(worker: worker, at: clock.now, late: late)
-                            result.count(error)
                         }
+                        guard measured else {
+                            result.warmupRequests += 1
+                            continue
+                        }
+                        guard result.record(outcome, worker: worker, from: due, to: now, late: late, recorder: recorder)
+                        else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)
                     }

@@ -78,6 +78,43 @@ struct BenchRunner: Sendable {
         mutating func count(_ error: any Error) {
             errors[BenchRunner.errorKind(error), default: 0] += 1
         }
+
+        /// One measured request's outcome, as every URL worker records it (closed model, open model, shared
+        /// schedule): its latency from `start` (when it began, or when it was due), bytes and status, or its error.
+        /// False when the run was stopped while it was in flight: after Ctrl-C the cancelled requests are not
+        /// errors of the server, and the worker ends.
+        mutating func record(
+            _ outcome: Result<Response, any Error>, worker: Int, from start: ContinuousClock.Instant,
+            to now: ContinuousClock.Instant, late: Bool = false, recorder: BenchRecorder
+        ) -> Bool {
+            switch outcome {
+            case .success(let response):
+                let latency = start.duration(to: now)
+                latencies.recordLatency(latency)
+                bytes += response.body.count
+                statuses[response.status, default: 0] += 1
+                recorder.ended(
+                    worker: worker, at: now, latency: latency, bytes: response.body.count, status: response.status,
+                    timings: response.timings, late: late)
+            case .failure(let error):
+                if recorder.isStopped {
+                    recorder.abandoned(worker: worker)
+                    return false
+                }
+                recorder.endedWithError(worker: worker, at: now, late: late)
+                count(error)
+            }
+            return true
+        }
+    }
+
+    /// The response `send` returns, or its error.
+    static func outcome(_ send: () async throws -> Response) async -> Result<Response, any Error> {
+        do {
+            return .success(try await send())
+        } catch {
+            return .failure(error)
+        }
     }
 
     static func errorKind(_ error: any Error) -> String {
@@ -194,33 +231,13 @@ struct BenchRunner: Sendable {
                         if recorder.isStopped { break }
                         let began = clock.now
                         if !warmingUp { recorder.began(worker: worker) }
-                        do {
-                            let response = try await client.send(requests[index % requests.count])
-                            if warmingUp {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            let now = clock.now
-                            let latency = began.duration(to: now)
-                            result.latencies.recordLatency(latency)
-                            result.bytes += response.body.count
-                            result.statuses[response.status, default: 0] += 1
-                            recorder.ended(
-                                worker: worker, at: now, latency: latency, bytes: response.body.count,
-                                status: response.status, timings: response.timings)
-                        } catch {
-                            if warmingUp {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            // After Ctrl-C, the cancelled requests are not errors of the server.
-                            if recorder.isStopped {
-                                recorder.abandoned(worker: worker)
-                                break
-                            }
-                            recorder.endedWithError(worker: worker, at: clock.now)
-                            result.count(error)
+                        let outcome = await Self.outcome { try await client.send(requests[index % requests.count]) }
+                        if warmingUp {
+                            result.warmupRequests += 1
+                            continue
                         }
+                        guard result.record(outcome, worker: worker, from: began, to: clock.now, recorder: recorder)
+                        else { break }
                     }
                     return result
                 }
@@ -261,32 +278,14 @@ struct BenchRunner: Sendable {
                         let lateness = due.duration(to: began)
                         let late = lateness > BenchReport.lateTolerance
                         if measured { recorder.began(worker: worker) }
-                        do {
-                            let response = try await client.send(requests[index % requests.count])
-                            guard measured else {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            let now = clock.now
-                            let latency = due.duration(to: now)
-                            result.latencies.recordLatency(latency)
-                            result.bytes += response.body.count
-                            result.statuses[response.status, default: 0] += 1
-                            recorder.ended(
-                                worker: worker, at: now, latency: latency, bytes: response.body.count,
-                                status: response.status, timings: response.timings, late: late)
-                        } catch {
-                            guard measured else {
-                                result.warmupRequests += 1
-                                continue
-                            }
-                            if recorder.isStopped {
-                                recorder.abandoned(worker: worker)
-                                break
-                            }
-                            recorder.endedWithError(worker: worker, at: clock.now, late: late)
-                            result.count(error)
+                        let outcome = await Self.outcome { try await client.send(requests[index % requests.count]) }
+                        guard measured else {
+                            result.warmupRequests += 1
+                            continue
                         }
+                        guard result.record(
+                            outcome, worker: worker, from: due, to: clock.now, late: late, recorder: recorder)
+                        else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)
                     }
