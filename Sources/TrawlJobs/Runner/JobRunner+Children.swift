@@ -186,7 +186,7 @@ extension JobRunner {
             while true {
                 while running < width {
                     if let unit = queue.popFirst() {
-                        group.addTask { try await run(unit, saved[unit.ordinal]) }
+                        group.addTask(executorPreference: loop(for: unit)) { try await run(unit, saved[unit.ordinal]) }
                     } else if let (unit, problem) = plan.take(1).first {
                         if merged.contains(unit.ordinal) { continue }
                         metrics.addUnits(1)
@@ -194,7 +194,7 @@ extension JobRunner {
                             results.append(try await failChild(unit, problem, store: store))
                             continue
                         }
-                        group.addTask { try await run(unit, saved[unit.ordinal]) }
+                        group.addTask(executorPreference: loop(for: unit)) { try await run(unit, saved[unit.ordinal]) }
                     } else {
                         break
                     }

@@ -129,6 +129,7 @@ struct UnitDriver: Sendable {
         } else {
             plan = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
         }
+        let loop = runner.loop(for: unit)  // the unit task's own (`JobRunner.loop(for:)`): `Task {}` would not inherit it
         var inFlight: [(page: PageRequest, task: Task<PageLines, any Error>)] = []
         defer {
             for page in inFlight { page.task.cancel() }
@@ -138,7 +139,9 @@ struct UnitDriver: Sendable {
             switch plan.next() {
             case .request(let page, let index):
                 if plan.isPlanned {
-                    inFlight.append((page, Task { try await self.fetch(page, index: index, reader: reader) }))
+                    inFlight.append((page, Task(executorPreference: loop) {
+                        try await self.fetch(page, index: index, reader: reader)
+                    }))
                     continue
                 }
                 if index > 0, !openEnded {
