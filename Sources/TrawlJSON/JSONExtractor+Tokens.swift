@@ -39,7 +39,9 @@ extension JSONExtractor {
     /// just after the token it rejects) when that token already ran past the limit.
     func bareOverrun(endingAt end: Int, unit: UnsafeRawBufferPointer?) -> JSONError? {
         var probe = bare
-        var length = heldBytes
+        // What is held counts only when it is a bare token: a held string (`bare` was reset for it) is the
+        // scanner's to measure, and one of exactly the limit is no overrun.
+        var length = bare.state == .none ? 0 : heldBytes
         if let unit, end > parsed, end - parsed <= unit.count {
             length = probe.follow(UnsafeRawBufferPointer(rebasing: unit[0..<(end - parsed)]), at: parsed)
         }

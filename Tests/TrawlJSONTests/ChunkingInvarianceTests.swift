@@ -100,6 +100,14 @@ import Testing
         #expect(result.error?.byteOffset == 2)
     }
 
+    /// Found by the fuzz target: a string of exactly the limit whose last escape is broken by its closing quote
+    /// (`\u000"`). Fed whole it was the syntax error at the quote; cut just before the quote, a token too large.
+    @Test func aBrokenEscapeAtTheLimitIsTheSameErrorWhateverTheSplit() throws {
+        let result = try expectInvariant(#"{"ilexical err\u0000s\u000""#, limits: Self.small)
+        #expect(result.error?.code == .syntax)
+        #expect(result.error?.byteOffset == 26)
+    }
+
     /// A chunk ending on a backslash inside a long string: the quote after it is escaped, not the string's end.
     @Test func aRejectedStringHeldAcrossAnEscapeIsPlacedAtItsStart() throws {
         let text = "[1 \"" + String(repeating: "a", count: 40) + "\\\"cd\"]"
