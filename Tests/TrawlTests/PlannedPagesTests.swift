@@ -37,4 +37,27 @@ struct PlannedPagesTests {
             head: ResponseHead(status: 200, headers: ["Link": link], url: "https://x.test/items?page=1"))
         #expect(PaginationStyle.link(pageParam: "page").remaining(after: response) == nil)
     }
+
+    @Test("a plan's positions, said without building the pages' URLs, are those of its pages")
+    func positionsWithoutRequests() throws {
+        let link = "<https://x.test/items?page=2>; rel=\"next\", <https://x.test/items?page=9>; rel=\"last\""
+        let plans: [PlannedPages?] = [
+            PaginationStyle.page(totalPages: "total_pages").plannedPages(after: first(["total_pages": .number("9")])),
+            PaginationStyle.page(sizeParam: "per_page", size: 10, totalItems: "total")
+                .plannedPages(after: first(["total": .number("95")], position: .number(3))),
+            PaginationStyle.offset(limit: 10, total: "total")
+                .plannedPages(after: first(["total": .number("95")], position: .offset(0))),
+            PaginationStyle.link(pageParam: "page").plannedPages(after: PageResponse(
+                request: Request(url: "https://x.test/items?page=1"), position: .url("https://x.test/items?page=1"),
+                itemCount: 10, captured: [:],
+                head: ResponseHead(status: 200, headers: ["Link": link], url: "https://x.test/items?page=1"))),
+        ]
+        for case let plan? in plans {
+            #expect(plan.count > 3)
+            for index in 0..<plan.count { #expect(plan.position(at: index) == plan[index].position) }
+            let cut = plan.prefix(2)
+            #expect(cut.count == 2 && cut.position(at: 1) == plan[1].position)
+        }
+        #expect(plans.allSatisfy { $0 != nil })
+    }
 }

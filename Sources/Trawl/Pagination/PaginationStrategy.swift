@@ -58,12 +58,29 @@ extension PaginationStrategy {
 public struct PlannedPages: Sendable {
     public let count: Int
     private let make: @Sendable (Int) -> PageRequest
+    /// A page's position without making its request (its URL), when the style knows it from the index alone.
+    private let locate: (@Sendable (Int) -> PagePosition)?
 
     /// `count` pages, the one at `index` (from 0) made by `page`.
     public init(count: Int, page: @escaping @Sendable (Int) -> PageRequest) {
         self.count = max(0, count)
         self.make = page
+        locate = nil
     }
+
+    /// `count` pages whose positions `position` gives without building their requests.
+    init(
+        count: Int, position: @escaping @Sendable (Int) -> PagePosition,
+        page: @escaping @Sendable (Int) -> PageRequest
+    ) {
+        self.count = max(0, count)
+        self.make = page
+        locate = position
+    }
+
+    /// The position of the page at `index`: what a plan compares once the page is done (the request is made
+    /// only when the style cannot say it otherwise).
+    public func position(at index: Int) -> PagePosition { locate?(index) ?? make(index).position }
 
     public init(_ pages: [PageRequest]) {
         self.init(count: pages.count) { pages[$0] }
@@ -77,7 +94,8 @@ public struct PlannedPages: Sendable {
 
     /// The first `count` of these pages.
     public func prefix(_ count: Int) -> PlannedPages {
-        PlannedPages(count: min(self.count, count), page: make)
+        if let locate { return PlannedPages(count: min(self.count, count), position: locate, page: make) }
+        return PlannedPages(count: min(self.count, count), page: make)
     }
 
     /// Every page, made now.

@@ -153,7 +153,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
                 return nil
             }
             let request = first.request
-            return PlannedPages(count: count) { index in
+            return PlannedPages(count: count, position: { .number(number + 1 + $0) }) { index in
                 let page = number + 1 + index
                 return PageRequest(request: pageRequest(request, param, page, sizeParam, size), position: .number(page))
             }
@@ -161,7 +161,7 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             guard let limit, limit > 0, let total = total(in: first) else { return nil }
             let count = total > limit ? (total - limit) / limit + ((total - limit) % limit == 0 ? 0 : 1) : 0
             let request = first.request
-            return PlannedPages(count: count) { index in
+            return PlannedPages(count: count, position: { .offset(limit * ($0 + 1)) }) { index in
                 let offset = limit * (index + 1)
                 return PageRequest(request: request.settingQuery(param, to: String(offset)), position: .offset(offset))
             }

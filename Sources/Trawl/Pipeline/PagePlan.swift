@@ -259,7 +259,7 @@ package struct PagePlan: Sendable {
                     state = .failed(refusal)
                     return nil
                 }
-                return plan.count > 0 ? plan[0].position : nil
+                return plan.count > 0 ? plan.position(at: 0) : nil
             }
             // Serially too: an absurd total would have the walk ask for empty pages until it is reached.
             if limits.maxPages == nil, limits.maxItems == nil, let announced = strategy.plannedPages(after: page),
@@ -275,7 +275,7 @@ package struct PagePlan: Sendable {
         case .planned:
             count(page)
             let next = pagesCompleted - 1
-            return next >= 0 && next < plan.count ? plan[next].position : nil
+            return next >= 0 && next < plan.count ? plan.position(at: next) : nil
         case .start, .serial, .failed, .done:
             return nil
         }
