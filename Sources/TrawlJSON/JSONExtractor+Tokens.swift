@@ -116,7 +116,10 @@ extension JSONExtractor {
                     continue
                 }
                 reading = false
-                if landsThere(end: position, isString: false) { return (start, parsed + position) }
+                // A literal held complete from the unit before was taken by yajl there (it never waits for the
+                // byte after one, as it does after a number): it is not what yajl rejects in this unit.
+                let takenBefore = position == 0 && probe.state == .literal(remaining: 0)
+                if !takenBefore && landsThere(end: position, isString: false) { return (start, parsed + position) }
                 afterValue = true
                 probe.reset()
             }

@@ -108,6 +108,20 @@ import Testing
         #expect(result.error?.byteOffset == 26)
     }
 
+    /// Found by the fuzz target: a literal ending exactly at a chunk's end, then a number yajl rejects after it
+    /// (`{"":null2-`). yajl takes a literal in the chunk it ends in, so the rejected token is the number at byte 16;
+    /// split right after `null`, the error was placed at the literal (byte 12). Outside the items (skipped
+    /// values) and in any form.
+    @Test func aLiteralEndingAChunkIsNotTheTokenRejectedAfterIt() throws {
+        for path: JSONKeyPath in ["data.items", "0"] {
+            let result = try expectInvariant("[\ntrue,\n{\"\":null2-", path: path)
+            #expect(result.error?.byteOffset == 16, "\(path)")
+            let document = Array("[\ntrue,\n{\"\":null2-".utf8)
+            let counted = try extract(document, path: path, form: .countOnly, splits: [16])
+            #expect(counted.error?.byteOffset == 16, "\(path)")
+        }
+    }
+
     /// A chunk ending on a backslash inside a long string: the quote after it is escaped, not the string's end.
     @Test func aRejectedStringHeldAcrossAnEscapeIsPlacedAtItsStart() throws {
         let text = "[1 \"" + String(repeating: "a", count: 40) + "\\\"cd\"]"
