@@ -200,10 +200,14 @@ struct BenchStoreCLITests {
             let outageSeconds = seconds(restarting - killed)
             #expect(outage.count >= 40, "the processes went on without the store")
             #expect(Double(outage.count) <= 40 * outageSeconds + 5, "\(outage.count) requests in \(outageSeconds) s")
-            // Back with the store: one shared schedule again, no burst of what the local shares did not send.
-            let after = RequestPacing(log.filter { $0.receivedAt > restarted }.map(\.receivedAt))
+            // Back with the store: one shared schedule again, no burst of what the local shares did not send. Counted
+            // over the whole time since the restart, not per window: a server thread of this (loaded) test process
+            // reading a backlog at once bunches receive times without adding requests (a windowed excess of 10 was
+            // seen in a full CI run), while a burst of extra sends adds to the count however it is timed.
+            let after = log.filter { $0.receivedAt > restarted }.map(\.receivedAt)
             #expect(after.count > 20)
-            #expect(after.excess(rate: 40, burst: 4) <= 5, "\(after.offsets)")
+            let span = seconds((after.max() ?? restarted) - restarted)
+            #expect(Double(after.count) <= 40 * span + 4 + 5, "\(after.count) requests in \(span) s after the restart")
         } }
     }
 

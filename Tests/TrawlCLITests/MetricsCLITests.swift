@@ -29,10 +29,11 @@ struct MetricsCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            // 2 units of 3 pages; every page 3 waits 15 s, so the run is surely still going when it is scraped,
-            // however long a loaded machine holds this test up (the child is killed after).
+            // 2 units of 3 pages; every page 3 waits 120 s, so the run is surely still going when it is scraped,
+            // however long a loaded machine holds this test up (the child is killed after; the server does not wait
+            // for the delayed answers). With 15 s the full suite's load ended the run first, twice in nine runs.
             try workspace.write("job.yaml", clusterJob(server, units: 2, settings: "per_host: 2, concurrency: 2",
-                                                       query: "n=30&per_page=10&delay=15000&delay_page=3"))
+                                                       query: "n=30&per_page=10&delay=120000&delay_page=3"))
             let child = try TrawlProcess(
                 ["fetch", "job.yaml", "-q", "-o", "out.jsonl", "--metrics-listen", "127.0.0.1:0"], in: workspace,
                 environment: [:])
