@@ -63,15 +63,12 @@ public struct PlannedPages: Sendable {
 
     /// `count` pages, the one at `index` (from 0) made by `page`.
     public init(count: Int, page: @escaping @Sendable (Int) -> PageRequest) {
-        self.count = max(0, count)
-        self.make = page
-        locate = nil
+        self.init(count: count, position: nil, page: page)
     }
 
-    /// `count` pages whose positions `position` gives without building their requests.
+    /// `count` pages whose positions `position` gives, when given, without building their requests.
     init(
-        count: Int, position: @escaping @Sendable (Int) -> PagePosition,
-        page: @escaping @Sendable (Int) -> PageRequest
+        count: Int, position: (@Sendable (Int) -> PagePosition)?, page: @escaping @Sendable (Int) -> PageRequest
     ) {
         self.count = max(0, count)
         self.make = page
@@ -94,8 +91,7 @@ public struct PlannedPages: Sendable {
 
     /// The first `count` of these pages.
     public func prefix(_ count: Int) -> PlannedPages {
-        if let locate { return PlannedPages(count: min(self.count, count), position: locate, page: make) }
-        return PlannedPages(count: min(self.count, count), page: make)
+        PlannedPages(count: min(self.count, count), position: locate, page: make)
     }
 
     /// Every page, made now.
