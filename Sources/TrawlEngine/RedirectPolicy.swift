@@ -27,6 +27,21 @@ public struct RedirectPolicy: Sendable, Hashable {
 
     /// Headers always removed when a redirect changes scheme, host or port.
     public static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    /// API-key headers removed with them (lowercased).
+    static let apiKeyHeaders: Set<String> = ["x-api-key", "api-key", "x-auth-token"]
+    /// Name endings that make a header a credential: `X-Custom-Token`, `Client-Secret`, `Partner-Api-Key`…
+    static let credentialSuffixes = ["-token", "-secret", "-api-key", "-apikey", "-password", "-signature"]
+
+    /// Whether a header carries a credential, and is removed when a redirect (or a page a response names) changes
+    /// origin: the three of RFC 9110 (`Authorization`, `Cookie`, `Proxy-Authorization`), `X-Api-Key`, `Api-Key`,
+    /// `X-Auth-Token`, any name ending in `-Token`, `-Secret`, `-Api-Key`, `-ApiKey`, `-Password` or `-Signature`,
+    /// and the names in `extra` (lowercased).
+    public static func isCredential(_ name: String, extra: Set<String> = []) -> Bool {
+        let lower = name.lowercased()
+        if credentialHeaders.contains(lower) || apiKeyHeaders.contains(lower) || extra.contains(lower) { return true }
+        return credentialSuffixes.contains { lower.hasSuffix($0) }
+    }
 }
 
 /// The next hop of a redirect chain, computed from a 3xx response. Pure logic, no I/O.

@@ -13,10 +13,17 @@ struct RedirectTracker {
         clientSensitiveHeaders = configuration.sensitiveHeaders
     }
 
+    /// The headers of `request` to remove when the chain leaves its origin: the three credential headers (also when
+    /// absent: `strippedHeaders` keeps libcurl from adding them), and every header `RedirectPolicy.isCredential`
+    /// names, with the client's and the request's sensitive headers.
     private func sensitiveHeaders(of request: Request) -> Set<String> {
-        RedirectPolicy.credentialHeaders
-            .union(clientSensitiveHeaders.map { $0.lowercased() })
+        let extra = Set(clientSensitiveHeaders.map { $0.lowercased() })
             .union(request.sensitiveHeaders.map { $0.lowercased() })
+        var names = RedirectPolicy.credentialHeaders.union(extra)
+        for field in request.headers where RedirectPolicy.isCredential(field.name, extra: extra) {
+            names.insert(field.name.lowercased())
+        }
+        return names
     }
 
     /// The request for the next hop, or `nil` when `outcome` is the final response.
@@ -65,7 +72,7 @@ struct RedirectTracker {
         if crossesOrigin {
             let sensitive = sensitiveHeaders(of: request)
             next.headers.remove(names: sensitive)
-            next.strippedHeaders = sensitive
+            next.strippedHeaders.formUnion(sensitive)
         }
         chain.append(url)
         return next

@@ -16,6 +16,9 @@
 ///   `loop_to=P` makes the last page point back at page P's cursor (a broken server's cursor cycle).
 /// - `link?page=P`: a bare array with GitHub-like `Link` headers (`first`, `prev`, `next`, `last`);
 ///   `relative=1` sends relative targets; `total=0` leaves `last` out.
+/// - `link` with `page_sig=1`: every link carries the server's own per-page value in a parameter named like a
+///   secret, `sig=sP` for page P (a signed URL); a request for page P > 1 without it gets an empty page `[]` with
+///   no links (a server that answers an unknown signature with nothing).
 /// - `next` and `link`: `next_origin=SCHEME://HOST:PORT` names that origin in the links instead of this server's
 ///   (a server that sends the walk elsewhere); `next_origin_from=P` only from page P on; `back_origin=ORIGIN` with
 ///   `back_from=P` names that origin from page P on instead (a walk that leaves and comes back).
@@ -92,6 +95,9 @@ enum PaginatedAPI {
             } else if target.int("ratelimit_page") == pageNumber {
                 response = PagedFault.rateLimited(response, target: target)
             }
+        }
+        if style == "link", target.flag("page_sig"), pageNumber > 1, target.value("sig") != "s\(pageNumber)" {
+            response = .json(200, "[]")
         }
         let jitter = max(0, target.int("jitter") ?? 0)
         let delayed = target.value("delay_page").map { PagedFault.pages($0).contains(pageNumber) } ?? true
@@ -172,8 +178,11 @@ enum PaginatedAPI {
 
     /// The same request with `page` replaced, as a path (or, when `relative`, as a bare `?query`).
     private static func link(_ target: RequestTarget, page: Int, relative: Bool = false) -> String {
-        let pairs = target.rawQuery.split(separator: "&").filter { !$0.hasPrefix("page=") && $0 != "page" }
-        let query = (["page=\(page)"] + pairs.map(String.init)).joined(separator: "&")
+        let signed = target.flag("page_sig")
+        let pairs = target.rawQuery.split(separator: "&").filter {
+            !$0.hasPrefix("page=") && $0 != "page" && !(signed && $0.hasPrefix("sig="))
+        }
+        let query = (["page=\(page)"] + pairs.map(String.init) + (signed ? ["sig=s\(page)"] : [])).joined(separator: "&")
         return (relative ? "" : target.path) + "?" + query
     }
 }

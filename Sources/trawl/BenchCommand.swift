@@ -108,6 +108,11 @@ struct Bench: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")
     var headers: [String] = []
 
+    @Option(
+        name: .customLong("sensitive-header"),
+        help: "A header that carries a credential (repeatable): removed when a redirect leaves the origin, like Authorization.")
+    var sensitiveHeaders: [String] = []
+
     @Option(help: "The request body (-d is the duration here).")
     var body: String?
 
@@ -186,6 +191,7 @@ struct Bench: AsyncParsableCommand {
         if let hgrm { try Self.validateWritable(hgrm, flag: "--hgrm") }
         if let report { try Self.validateWritable(report, flag: "--report") }
         try HeaderOption.validate(headers)
+        try HeaderOption.validateSensitive(sensitiveHeaders)
         // --compare and --report with saved results take files, not URLs.
         if !compare, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
         try RequestOption.checkHeaderCharacters(headers)
@@ -251,6 +257,7 @@ struct Bench: AsyncParsableCommand {
         let prepared = targets.map { url in
             var request = Request(url: url, method: requestMethod, body: requestBody)
             HeaderOption.apply(headers, to: &request)
+            HeaderOption.markSensitive(sensitiveHeaders, in: &request)
             return request
         }
         let target: BenchRunner.Target = if let items {

@@ -28,6 +28,11 @@ struct Extract: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .long], help: "A request header for a URL source, 'Name: value' (repeatable).")
     var header: [String] = []
 
+    @Option(
+        name: .customLong("sensitive-header"),
+        help: "A header that carries a credential (repeatable): removed when a redirect leaves the origin, like Authorization.")
+    var sensitiveHeaders: [String] = []
+
     @Option(name: .customLong("connect-timeout"), help: "For a URL: longest wait for the connection, in seconds.")
     var connectTimeout: Double?
 
@@ -43,6 +48,7 @@ struct Extract: AsyncParsableCommand {
 
     func validate() throws {
         try HeaderOption.validate(header)
+        try HeaderOption.validateSensitive(sensitiveHeaders)
         if isURL { try RequestOption.checkURL(file) }
         try RequestOption.checkHeaderCharacters(header)
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
@@ -118,6 +124,7 @@ extension Extract {
         var request = Request(url: file)
         if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
         HeaderOption.apply(header, to: &request)
+        HeaderOption.markSensitive(sensitiveHeaders, in: &request)
         do {
             var configuration = Client.Configuration()
             tls.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)

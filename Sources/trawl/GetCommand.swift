@@ -31,6 +31,11 @@ struct Get: AsyncParsableCommand {
     var headers: [String] = []
 
     @Option(
+        name: .customLong("sensitive-header"),
+        help: "A header that carries a credential (repeatable): removed when a redirect leaves the origin, like Authorization.")
+    var sensitiveHeaders: [String] = []
+
+    @Option(
         name: [.customShort("d"), .customLong("data")],
         help: """
             Form data (application/x-www-form-urlencoded unless -H sets Content-Type); @FILE or @- reads it, \
@@ -160,6 +165,7 @@ struct Get: AsyncParsableCommand {
             }
         }
         try HeaderOption.validate(headers)
+        try HeaderOption.validateSensitive(sensitiveHeaders)
         try RequestOption.checkURL(url)
         try RequestOption.checkHeaderCharacters(headers)
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
@@ -252,6 +258,7 @@ extension Get {
             request.body = .bytes(bytes)
         }
         HeaderOption.apply(headers, to: &request)
+        HeaderOption.markSensitive(sensitiveHeaders, in: &request)
         let named = Set(headers.map { HeaderOption.split($0).name.lowercased() })
         if bytes != nil, !dataInQuery, !named.contains("content-type") {
             request.headers.add("Content-Type", json.isEmpty ? "application/x-www-form-urlencoded" : "application/json")

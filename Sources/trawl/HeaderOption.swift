@@ -29,6 +29,19 @@ enum HeaderOption {
         return (parts[0].trimmingCharacters(in: .whitespaces), value)
     }
 
+    /// `--sensitive-header NAME` values: header names.
+    static func validateSensitive(_ names: [String]) throws {
+        for name in names where name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace }) {
+            throw ValidationError("--sensitive-header '\(name)' is not a header name")
+        }
+    }
+
+    /// Marks `names` as credentials of `request`: a redirect to another origin removes them, as it removes
+    /// `Authorization`, `Cookie`, API keys and `*-Token` headers by their names alone.
+    static func markSensitive(_ names: [String], in request: inout Request) {
+        request.sensitiveHeaders.formUnion(names.map { $0.lowercased() })
+    }
+
     /// Adds `headers` to `request` as curl does: `Name: value` adds it, `Name:` removes the header trawl would
     /// send by default (User-Agent, Accept…), `Name;` sends it with an empty value.
     static func apply(_ headers: [String], to request: inout Request) {

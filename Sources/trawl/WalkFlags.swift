@@ -26,9 +26,7 @@ struct WalkFlags: ParsableArguments {
         for origin in trustedOrigins where !(origin.hasPrefix("https://") || origin.hasPrefix("http://")) {
             throw ValidationError("--trusted-origin '\(origin)' is not an http:// or https:// origin")
         }
-        for name in sensitiveHeaders where name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace }) {
-            throw ValidationError("--sensitive-header '\(name)' is not a header name")
-        }
+        try HeaderOption.validateSensitive(sensitiveHeaders)
         for status in stopStatuses where !(100...599).contains(status) {
             throw ValidationError("--stop-on-status \(status) is not an HTTP status (100-599)")
         }

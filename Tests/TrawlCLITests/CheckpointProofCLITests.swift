@@ -20,8 +20,14 @@ struct CheckpointProofCLITests {
         return arguments
     }
 
-    private func editCheckpoint(_ workspace: Workspace, _ change: (inout [String: Any]) -> Void) throws {
+    /// Changes unit 0 of the checkpoint as a careless hand would (its seal left as it was), or as an older trawl wrote
+    /// it (`unsealed`: no seal at all).
+    private func editCheckpoint(
+        _ workspace: Workspace, unsealed: Bool = false, _ change: (inout [String: Any]) -> Void
+    ) throws {
         var checkpoint = try jsonObject(workspace.data("st/checkpoint.json"))
+        #expect(checkpoint["seal"] is String, "trawl seals the checkpoint it writes")
+        if unsealed { checkpoint["seal"] = nil }
         var units = try #require(checkpoint["units"] as? [String: Any])
         var unit = try #require(units["0"] as? [String: Any])
         change(&unit)
@@ -86,7 +92,9 @@ struct CheckpointProofCLITests {
             #expect(workspace.data("st/segments/0.pages").count == index.count)
             try Data(index).write(to: URL(fileURLWithPath: workspace.path("st/segments/0.pages")))
             let digest = String(fnv(index), radix: 16)
-            try editCheckpoint(workspace) { $0["pageDigest"] = String(repeating: "0", count: 16 - digest.count) + digest }
+            try editCheckpoint(workspace, unsealed: true) {
+                $0["pageDigest"] = String(repeating: "0", count: 16 - digest.count) + digest
+            }
             let saved = workspace.path("saved")
             try FileManager.default.copyItem(atPath: workspace.path("st"), toPath: saved)
 
@@ -162,6 +170,88 @@ struct CheckpointProofCLITests {
             let cut = try await trawl(arguments, in: workspace)
             #expect(cut.status == 1, "\(cut.stderr)")
             #expect(cut.stderr.contains("st/segments/0.pages records only 1"), "\(cut.stderr)")
+        }
+    }
+
+    @Test(
+        "a checkpoint changed by hand where no segment can tell (a unit marked done, its next URL) is refused by its seal",
+        arguments: ["status", "next"])
+    func editNoSegmentShows(field: String) async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // total=0: a serial walk, whose unit keeps the next page to ask for.
+            let arguments = try await failedRun(server, in: workspace, query: "&total=0")
+            var edited = false
+            try editCheckpoint(workspace) { unit in
+                if field == "status" {
+                    unit["status"] = "done"
+                    edited = true
+                } else if var next = unit["next"] as? [String: Any], let url = next["url"] as? String,
+                          url.contains("page=3")
+                {
+                    next["url"] = url.replacingOccurrences(of: "page=3", with: "page=4")
+                    next["text"] = next["url"]
+                    unit["next"] = next
+                    edited = true
+                }
+            }
+            try #require(edited, "\(workspace.text("st/checkpoint.json"))")
+            let before = workspace.data("out.jsonl")
+            server.resetStats()
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("st/checkpoint.json was changed after trawl wrote it"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+            #expect(server.stats.requestsServed == 0, "refused before anything is fetched")
+            #expect(workspace.data("out.jsonl") == before, "nothing cut back or appended")
+        }
+    }
+
+    @Test("a finished job's output length lowered in its checkpoint is refused, and the output is not cut")
+    func editedOutputLengthOfAFinishedJob() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let arguments = ["fetch", "--url", server.url("/paged/link?n=30&per_page=10"), "--paginate", "link",
+                             "--items", "", "-q", "-o", "out.jsonl", "--state", "st"]
+            let first = try await trawl(arguments, in: workspace)
+            try #require(first.status == 0, "\(first.stderr)")
+            var checkpoint = try jsonObject(workspace.data("st/checkpoint.json"))
+            var outputs = try #require(checkpoint["outputs"] as? [String: Any])
+            let key = try #require(outputs.keys.first)
+            var output = try #require(outputs[key] as? [String: Any])
+            output["length"] = (output["length"] as? Int ?? 0) - 5
+            outputs[key] = output
+            checkpoint["outputs"] = outputs
+            try JSONSerialization.data(withJSONObject: checkpoint)
+                .write(to: URL(fileURLWithPath: workspace.path("st/checkpoint.json")))
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("was changed after trawl wrote it"), "\(refused.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<30))
+        }
+    }
+
+    @Test("a next URL whose parameter named like a secret holds the server's own value: the resume refuses, never REDACTED")
+    func serverValueInASecretNamedParameter() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Each link carries sig=sP, the server's per-page signature; a page asked for without it is empty.
+            // total=0: a serial walk (no rel="last" to plan from), which keeps its next URL in the state.
+            let arguments = try await failedRun(server, in: workspace, query: "&page_sig=1&total=0")
+            let checkpoint = workspace.text("st/checkpoint.json")
+            #expect(checkpoint.contains("sig=REDACTED") && !checkpoint.contains("sig=s3"), "\(checkpoint)")
+            server.resetStats()
+            let refused = try await trawl(arguments, in: workspace)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("named like a secret"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+            #expect(server.stats.requestsServed == 0, "no page asked for with REDACTED")
+            let restarted = try await trawl(arguments + ["--restart"], in: workspace)
+            #expect(restarted.status == 0, "\(restarted.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<50))
         }
     }
 

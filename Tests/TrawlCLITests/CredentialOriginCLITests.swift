@@ -54,6 +54,34 @@ struct CredentialOriginCLITests {
         }
     }
 
+    /// Found by the hostile sweep: a 302 to another origin kept every credential but the three of RFC 9110.
+    @Test("a redirect to another origin gets no credentials either (get; fetch's first page and the pages after it)")
+    func redirectToAnotherOriginStripped() async throws {
+        try await TestServer.with { home in
+            try await TestServer.with { other in
+                let workspace = try Workspace()
+                defer { workspace.remove() }
+                func redirecting(to target: String) -> String {
+                    home.url("/redirect?to=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+                }
+                let listing = other.url("/paged/link?n=30&per_page=10&total=0")
+                var result = try await trawl(
+                    ["get", redirecting(to: listing), "-o", "got.json", "-s"] + credentialArguments, in: workspace)
+                #expect(result.status == 0, "\(result.stderr)")
+                result = try await trawl(
+                    ["fetch", "--url", redirecting(to: listing), "--items", "", "--paginate", "link", "-o", "a.jsonl",
+                     "-q"] + credentialArguments, in: workspace)
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(other.requestLog.count >= 4)
+                for name in credentialNames {
+                    #expect(other.requestLog.allSatisfy { $0.headers[name] == nil }, "\(name) followed the redirect")
+                }
+                #expect(other.requestLog.allSatisfy { $0.headers["accept"] == "application/json" })
+                #expect(workspace.text("a.jsonl") == itemLines(0..<30))
+            }
+        }
+    }
+
     @Test("a page that comes back to the first origin after leaving it stays without credentials")
     func strippedForTheRestOfTheWalk() async throws {
         try await TestServer.with { home in

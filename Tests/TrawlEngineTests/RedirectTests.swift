@@ -71,6 +71,32 @@ struct RedirectTests {
         }
     }
 
+    /// Found by the hostile sweep: only the three RFC 9110 headers were stripped unless named sensitive, so an
+    /// API key sent as `X-Api-Key` (or any `*-Token`) followed a redirect to whatever origin the server named.
+    @Test("API keys and tokens are stripped on another origin by their names alone; other headers stay")
+    func credentialsByNameAreStrippedOnAnotherOrigin() async throws {
+        try await withServer { server in
+            try await withServer { other in
+                var request = Request(url: server.url("/redirect?to=\(other.url("/echo"))"))
+                let credentials = [
+                    "X-Api-Key", "Api-Key", "X-Auth-Token", "X-Custom-Token", "Client-Secret", "X-Partner-Api-Key",
+                    "X-Partner-ApiKey", "X-Db-Password", "X-Request-Signature",
+                ]
+                for name in credentials { request.headers[name] = "secret-\(name)" }
+                request.headers["X-Keep"] = "visible"
+                request.headers["X-Token-Count"] = "3"
+                let echo = try decodeEcho(try await Client().send(request))
+                for name in credentials { #expect(echo.header(name).isEmpty, "\(name) leaked to another origin") }
+                #expect(echo.header("X-Keep") == ["visible"])
+                #expect(echo.header("X-Token-Count") == ["3"])
+                // The same origin keeps them.
+                var same = Request(url: server.url("/redirect?to=\(server.url("/echo"))"))
+                same.headers["X-Custom-Token"] = "t"
+                #expect(try decodeEcho(try await Client().send(same)).header("X-Custom-Token") == ["t"])
+            }
+        }
+    }
+
     @Test func credentialsAreStrippedOnAnotherPort() async throws {
         try await withServer { server in
             try await withServer { other in

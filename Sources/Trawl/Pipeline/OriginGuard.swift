@@ -23,20 +23,12 @@ package struct OriginGuard: Sendable, Hashable {
         self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
     }
 
-    /// Name suffixes that make a header a credential: `X-Auth-Token`, `Client-Secret`, `Partner-Api-Key`…
-    static let sensitiveSuffixes = ["-token", "-secret", "-api-key", "-apikey", "-password", "-signature"]
-
-    /// Whether a header carries a credential: the three of RFC 9110 (`Authorization`, `Cookie`,
-    /// `Proxy-Authorization`), those ``Redaction`` hides by default, any name ending in `-Token`, `-Secret`,
-    /// `-Api-Key`, `-Password` or `-Signature`, and the names in `extra` (lowercased).
+    /// Whether a header carries a credential: those the engine strips on a redirect to another origin
+    /// (`RedirectPolicy.isCredential`: `Authorization`, `Cookie`, `Proxy-Authorization`, API-key headers, names ending
+    /// in `-Token`, `-Secret`, `-Api-Key`, `-Password` or `-Signature`, and `extra`), and those ``Redaction`` hides
+    /// by default.
     package static func isSensitive(_ name: String, extra: Set<String> = []) -> Bool {
-        let lower = name.lowercased()
-        if RedirectPolicy.credentialHeaders.contains(lower) || Redaction.defaultHeaderNames.contains(lower)
-            || extra.contains(lower)
-        {
-            return true
-        }
-        return sensitiveSuffixes.contains { lower.hasSuffix($0) }
+        RedirectPolicy.isCredential(name, extra: extra) || Redaction.defaultHeaderNames.contains(name.lowercased())
     }
 
     /// What becomes of `next`, a page named by the response to `from`.

@@ -25,6 +25,35 @@ struct Checkpoint: Codable, Sendable {
     var incremental: [String: IncrementalProgress]?
     /// Bytes of each parent unit's children file (`children/SOURCE-PARENT.jsonl`), by seal key.
     var children: [String: Int64]?
+    /// SHA-256 of the checkpoint's own encoding without this field: a checkpoint changed by hand (a unit marked
+    /// done, a next URL or an output length edited) is refused instead of trusted. Absent in older checkpoints.
+    var seal: String?
+
+    /// The checkpoint as written to `checkpoint.json`: sorted keys, sealed.
+    func sealedEncoding() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var unsealed = self
+        unsealed.seal = nil
+        var sealed = unsealed
+        var hasher = SHA256()
+        hasher.update([UInt8](try encoder.encode(unsealed)))
+        sealed.seal = hasher.hexDigest()
+        return [UInt8](try encoder.encode(sealed))
+    }
+
+    /// Reads `checkpoint.json`, and whether its content still matches its seal (true for an older, unsealed one).
+    static func read(_ bytes: [UInt8]) throws -> (checkpoint: Checkpoint, intact: Bool) {
+        let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+        guard let seal = checkpoint.seal else { return (checkpoint, true) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var unsealed = checkpoint
+        unsealed.seal = nil
+        var hasher = SHA256()
+        hasher.update([UInt8](try encoder.encode(unsealed)))
+        return (checkpoint, hasher.hexDigest() == seal)
+    }
 
     struct OutputState: Codable, Sendable, Equatable {
         /// Bytes that hold the first `merged` units, in job order: final.
@@ -89,18 +118,36 @@ struct StoredPageRequest: Codable, Sendable, Equatable {
     var kind: String
     var number: Int?
     var text: String?
+    /// Redaction lost a value the resume cannot put back: the server put its own value in a parameter named like a
+    /// secret (`?token=…`, `?sig=…`), which the state does not keep. A resume refuses such a page rather than ask
+    /// for another one. (Absent when the job's own secrets, which a resume restores, were all that was hidden.)
+    var lossy: Bool?
 
-    init(_ request: PageRequest, redact: (String) -> String) {
+    /// `restore` is what a resume does to the stored text (the job's secrets put back).
+    init(_ request: PageRequest, redact: (String) -> String, restore: (String) -> String) {
         url = redact(request.request.url)
+        var cursor: String?
         switch request.position {
         case .number(let value): kind = "number"; number = value
         case .offset(let value): kind = "offset"; number = value
-        case .cursor(let value): kind = "cursor"; text = value.map(redact)
-        case .url(let value): kind = "url"; text = redact(value)
+        case .cursor(let value): kind = "cursor"; text = value.map(redact); cursor = value
+        case .url(let value): kind = "url"; text = redact(value); cursor = value
         }
+        if Self.loses(url, request.request.url, restore) || Self.loses(text, cursor, restore) { lossy = true }
+    }
+
+    /// Whether `stored` (redacted from `original`) does not restore to it.
+    static func loses(_ stored: String?, _ original: String?, _ restore: (String) -> String) -> Bool {
+        guard let stored, let original, stored != original else { return false }
+        return restore(stored) != original
     }
 
     func pageRequest(base: Request, unredact: (String) -> String) throws -> PageRequest {
+        if lossy == true {
+            throw CheckpointError(
+                "the saved page \(url) held the server's own value in a parameter named like a secret, which the "
+                    + "state does not keep (REDACTED), so that page cannot be asked for again exactly")
+        }
         var request = base
         request.url = unredact(url)
         let position: PagePosition
@@ -123,18 +170,36 @@ struct StoredPage: Codable, Sendable {
     var captured: [String: String]
     var headURL: String
     var links: [String]
+    /// As `StoredPageRequest.lossy`, for the captured values, the head's URL and the `Link` headers the remaining
+    /// pages are planned from.
+    var lossy: Bool?
 
-    init(_ page: PageResponse, redact: (String) -> String) {
-        request = StoredPageRequest(PageRequest(request: page.request, position: page.position), redact: redact)
+    init(_ page: PageResponse, redact: (String) -> String, restore: (String) -> String) {
+        request = StoredPageRequest(
+            PageRequest(request: page.request, position: page.position), redact: redact, restore: restore)
         itemCount = page.itemCount
+        var lost = false
         captured = Dictionary(uniqueKeysWithValues: page.captured.map {
-            ($0.key.description, redact(String(decoding: $0.value.json, as: UTF8.self)))
+            let original = String(decoding: $0.value.json, as: UTF8.self)
+            let stored = redact(original)
+            lost = lost || StoredPageRequest.loses(stored, original, restore)
+            return ($0.key.description, stored)
         })
         headURL = redact(page.head.url)
-        links = page.head.headers.values(for: "Link").map(redact)
+        lost = lost || StoredPageRequest.loses(headURL, page.head.url, restore)
+        let rawLinks = page.head.headers.values(for: "Link")
+        links = rawLinks.map(redact)
+        for (stored, original) in zip(links, rawLinks) { lost = lost || StoredPageRequest.loses(stored, original, restore) }
+        if lost { lossy = true }
     }
 
     func pageResponse(base: Request, unredact: (String) -> String) throws -> PageResponse {
+        if lossy == true {
+            throw CheckpointError(
+                "the saved first page \(headURL) named its pages with the server's own value in a parameter named "
+                    + "like a secret, which the state does not keep (REDACTED), so the same pages cannot be planned "
+                    + "again")
+        }
         let pageRequest = try request.pageRequest(base: base, unredact: unredact)
         var captured: [JSONKeyPath: JSONValue] = [:]
         for (path, text) in self.captured {

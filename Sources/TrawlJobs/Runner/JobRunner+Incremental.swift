@@ -46,7 +46,7 @@ extension JobRunner {
         var lookbacks: [String: String?] = [:]
         for unit in units { if let spec = unit.incremental { lookbacks[unit.source] = spec.lookback } }
         let existing = (try? DurableFiles.read(directory + "/checkpoint.json")).flatMap { bytes in
-            bytes.flatMap { try? JSONDecoder().decode(Checkpoint.self, from: Data($0)) }
+            bytes.flatMap { try? Checkpoint.read($0) }.flatMap { $0.intact ? $0.checkpoint : nil }
         }
         var run = IncrementalRun(
             runID: Self.newRunID(), restart: options.restart, before: [:], since: [:], lookbacks: lookbacks)
@@ -83,7 +83,7 @@ extension JobRunner {
         var after = run.before
         if complete, let directory = options.stateDirectory {
             let bytes = try DurableFiles.read(directory + "/checkpoint.json") ?? []
-            let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+            let checkpoint = try Checkpoint.read(bytes).checkpoint
             let file = try MarkStore(stateDirectory: directory).commit(checkpoint, lookbacks: run.lookbacks)
             for source in run.before.keys { after[source] = file.sources[source]?.mark }
         }

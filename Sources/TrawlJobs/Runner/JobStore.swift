@@ -125,9 +125,10 @@ final class JobStore: Sendable {
         try createDirectoryDurably(options.stateDirectory)
         let lock = try lockState(options.stateDirectory)
         var existing: Checkpoint?
+        var intact = true
         if !options.restart, let bytes = try DurableFiles.read(checkpointPath) {
             do {
-                existing = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+                (existing, intact) = try Checkpoint.read(bytes)
             } catch {
                 throw JobError.state(
                     "the checkpoint \(checkpointPath) is unreadable (\(StateFileProblem.describe(error)))",
@@ -150,6 +151,15 @@ final class JobStore: Sendable {
                     "the state in \(options.stateDirectory) was written \(existing.withMeta ? "with" : "without") --with-meta",
                     hint: "use the same flags, or pass --restart")
             }
+        }
+        if let existing, !intact {
+            // Changed after trawl wrote it: nothing is cut back or trusted. A changed page count or segment length is
+            // named with its segment and offset first; anything else by the seal.
+            try verifySegments(of: existing, units: units, in: segmentDirectory)
+            throw JobError.state(
+                "the checkpoint \(checkpointPath) was changed after trawl wrote it (its content does not match its "
+                    + "seal), so it cannot say what the output holds",
+                hint: "pass --restart to start the job over")
         }
         try createDirectoryDurably(segmentDirectory)
         try refuseLink(segmentDirectory)
@@ -222,6 +232,20 @@ final class JobStore: Sendable {
         thread.name = "trawl-job-writer"
         thread.start()
         return (store, Opened(merged: merged, saved: saved, complete: checkpoint.complete, resumed: resumed))
+    }
+
+    /// Checks the saved units' segments against `checkpoint` without changing any file.
+    private static func verifySegments(of checkpoint: Checkpoint, units: [UnitSlot], in segmentDirectory: String) throws {
+        let ordinals = Set(units.map(\.ordinal))
+        for (key, state) in checkpoint.units {
+            guard let ordinal = Int(key), ordinals.contains(ordinal) else { continue }
+            let path = segmentDirectory + "/\(ordinal).jsonl"
+            let indexPath = SegmentIndex.path(segment: path)
+            guard FileManager.default.fileExists(atPath: path), FileManager.default.fileExists(atPath: indexPath) else {
+                continue
+            }
+            try SegmentIndex.verify(state, segment: try DurableFile(path: path), index: try DurableFile(path: indexPath))
+        }
     }
 
     /// Appends a page's lines to the unit's segment and records `state`; returns once both are on disk.
@@ -531,9 +555,6 @@ final class JobStore: Sendable {
     }
 
     func writeCheckpoint() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(writer.checkpoint)
-        try DurableFiles.replace(checkpointPath, with: [UInt8](data))
+        try DurableFiles.replace(checkpointPath, with: writer.checkpoint.sealedEncoding())
     }
 }

@@ -96,6 +96,13 @@ struct UnitDriver: Sendable {
         try await commits.drain()
     }
 
+    /// What a resume does to a stored URL or cursor: the job's secrets (its literal ones, its environment's) put back.
+    private var restore: (String) -> String {
+        let base = OriginGuard.movingUserInfoToHeader(unit.request).url
+        let unredact = runner.unredact
+        return { Redactor.restoringLiterals(unredact($0), from: base) }
+    }
+
     /// Drives the unit's ``PagePlan``: from its first page, or resumed from the checkpoint (a planned walk from its
     /// stored first page, a serial one at its stored next page). Serial pages are fetched in this task; planned
     /// ones in tasks of their own, up to `pagesInFlightPerUnit`, committed in order.
@@ -108,9 +115,10 @@ struct UnitDriver: Sendable {
             stopStatuses: settings.stopStatuses)
         let origins = OriginGuard(trusted: settings.trustedOrigins, sensitiveHeaders: settings.sensitiveHeaders)
         // Userinfo in the URL becomes the Authorization header of every page of its origin (and of no other).
-        let base = OriginGuard.movingUserInfoToHeader(unit.request)
-        let unredact = runner.unredact
-        let restore: (String) -> String = { Redactor.restoringLiterals(unredact($0), from: base.url) }
+        var base = OriginGuard.movingUserInfoToHeader(unit.request)
+        // A redirect to another origin strips these too, on every page (the engine follows redirects).
+        base.sensitiveHeaders.formUnion(settings.sensitiveHeaders)
+        let restore = self.restore
         var plan: PagePlan
         var openEnded = false
         if let first = state.first {
@@ -196,13 +204,15 @@ struct UnitDriver: Sendable {
         if isFirst {
             state.expectedItems = plan.expectedItems
             if plan.isPlanned {
-                state.first = StoredPage(response, redact: runner.redact)
+                state.first = StoredPage(response, redact: runner.redact, restore: restore)
                 state.pageTotal = plan.pageTotal
                 runner.metrics.planned(pages: plan.pageTotal ?? 1)
                 flagCut(plan.cut, firstItems: fetched.itemCount, state: &state)
             }
         }
-        if !plan.isPlanned { state.next = plan.nextSerial.map { StoredPageRequest($0, redact: runner.redact) } }
+        if !plan.isPlanned {
+            state.next = plan.nextSerial.map { StoredPageRequest($0, redact: runner.redact, restore: restore) }
+        }
         let children = runner.childPlan?.batches(
             for: unit, lines: fetched.lines, firstIndex: state.items - fetched.itemCount) ?? []
         try await commits.submit(fetched, state: state, children: children)
