@@ -86,11 +86,7 @@ extension Bench {
     }
 
     static func writeReport(_ html: String, to path: String) throws {
-        do {
-            try Data(html.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw CLIFailure("error: --report: cannot write '\(path)' (\(error.localizedDescription))")
-        }
+        try ReportFile.write(Array(html.utf8), to: path, flag: "--report")
     }
 
     /// Facts of the run the JSON and the report carry besides the measurements.
@@ -125,11 +121,7 @@ extension Bench {
             for check in checks { print(check.line(for: report)) }
         }
         if let hgrm {
-            do {
-                try Data(report.hgrm().utf8).write(to: URL(fileURLWithPath: hgrm))
-            } catch {
-                throw CLIFailure("error: --hgrm: cannot write '\(hgrm)' (\(error.localizedDescription))")
-            }
+            try ReportFile.write(Array(report.hgrm().utf8), to: hgrm, flag: "--hgrm")
         }
         if report.interrupted { throw ExitCode(130) }
         if report.completed == 0 { throw CLIFailure("error: no request succeeded") }

@@ -341,17 +341,19 @@ struct Fetch: AsyncParsableCommand {
     /// The same command with the state directory the failed run left, so only what is missing is fetched.
     private func retryCommand(_ report: JobReport) -> String {
         let command = Self.retryArguments(
-            Self.redactingHeaders(Array(CommandLine.arguments.dropFirst())),
+            Self.redactingHeaders(
+                Array(CommandLine.arguments.dropFirst()), sensitive: Set(walk.sensitiveHeaders.map { $0.lowercased() })),
             addingState: state == nil ? report.stateDirectory : nil)
         return (["trawl"] + command).map(JobSummary.shellQuoted).joined(separator: " ")
     }
 
     /// `arguments` with the values of credential headers (`-H 'Authorization: …'`, `--header=X-Api-Key:…`, any
-    /// name the origin rule treats as sensitive) shown as `REDACTED`: the retry command is printed.
-    static func redactingHeaders(_ arguments: [String]) -> [String] {
+    /// name the origin rule treats as sensitive, and the `sensitive` names of `--sensitive-header`) shown as
+    /// `REDACTED`: the retry command is printed.
+    static func redactingHeaders(_ arguments: [String], sensitive: Set<String> = []) -> [String] {
         func redacted(_ header: String) -> String {
             let (name, _) = HeaderOption.split(header)
-            return OriginGuard.isSensitive(name) ? name + ": " + Redaction.placeholder : header
+            return OriginGuard.isSensitive(name, extra: sensitive) ? name + ": " + Redaction.placeholder : header
         }
         var result: [String] = []
         var takesHeader = false

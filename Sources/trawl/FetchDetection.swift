@@ -29,10 +29,12 @@ struct FetchDetection {
     var maxPageBytes: Int
     var environment: [String: String]
 
-    /// A stored plan, for the source of this name and URL template.
+    /// A stored plan, for the source of this name and URL template. The URL is kept redacted (userinfo, `token=`…
+    /// as `REDACTED`: the state never holds a secret) and recognised by its SHA-256.
     struct Stored: Codable {
         var name: String?
         var url: String
+        var urlSHA256: String?
         var settings: [[String]]
         var items: String
         var reads: String?
@@ -49,7 +51,10 @@ struct FetchDetection {
         var pages: [DetectedFirstPage] = []
         for index in job.sources.indices where job.sources[index].detectsPagination || job.sources[index].detectsItems {
             let source = job.sources[index]
-            if let stateDirectory, let plan = stored.first(where: { $0.url == source.url && $0.name == source.name }) {
+            let digest = Self.digest(source.url)
+            if let stateDirectory, let plan = stored.first(where: {
+                $0.name == source.name && ($0.urlSHA256 == digest || ($0.urlSHA256 == nil && $0.url == source.url))
+            }) {
                 let (style, path) = try Self.style(plan)
                 if source.detectsPagination { job.sources[index].pagination = style }
                 job.sources[index].items = path
@@ -199,9 +204,16 @@ struct FetchDetection {
 
     static func stored(_ detection: PaginationDetection, source: JobSource) -> Stored {
         Stored(
-            name: source.name, url: source.url, settings: detection.settings.map { [$0.name, $0.value] },
+            name: source.name, url: Redaction.url(source.url, names: Redaction.defaultQueryNames),
+            urlSHA256: digest(source.url), settings: detection.settings.map { [$0.name, $0.value] },
             items: detection.items.description, reads: detection.readsPath?.description,
             singlePage: detection.isSinglePage)
+    }
+
+    static func digest(_ url: String) -> String {
+        var hasher = SHA256()
+        hasher.update(Array(url.utf8))
+        return hasher.hexDigest()
     }
 
     static func store(_ plans: [Stored], in directory: String) {

@@ -80,12 +80,13 @@ enum JobSummary {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
+        let bytes: Data
         do {
-            try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+            bytes = try encoder.encode(report)
         } catch {
-            let reason = FileErrorText.describe(error) ?? "\(error)"
-            throw CLIFailure("error: cannot write the report (--report): \(reason)")
+            throw CLIFailure("error: --report: the report could not be encoded (\(error))")
         }
+        try ReportFile.write([UInt8](bytes), to: path, flag: "--report")
     }
 
     static func shellQuoted(_ argument: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -60,5 +61,20 @@ enum FileErrorText {
             reason = "the file could not be read or written (code \(error.code))"
         }
         return path.map { "'\($0)': \(reason)" } ?? reason
+    }
+}
+
+/// A report or histogram file the user named (`--report`, `--hgrm`): a regular file is replaced in place, a pipe or
+/// device (`/dev/stdout`, a FIFO) written into, and nothing is written through a symbolic link or a file with other
+/// hard links planted at the path (an error naming it).
+enum ReportFile {
+    static func write(_ bytes: [UInt8], to path: String, flag: String) throws {
+        do {
+            let file = try DurableFile(path: path, truncatingTo: 0, syncingDirectory: false, allowingStream: true)
+            defer { file.close() }
+            try file.append(bytes)
+        } catch let error as FileError {
+            throw CLIFailure("error: \(flag): cannot write the report: \(error)")
+        }
     }
 }

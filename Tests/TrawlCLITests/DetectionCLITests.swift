@@ -150,11 +150,17 @@ struct DetectionCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let url = server.url("/paged/next?n=50&per_page=10&fault_5xx=3")
+            // Secrets in the URL (found by the hostile sweep in the plan file) stay out of the state.
+            let url = "http://user:pw-SECRET1@" + server.url("/paged/next?n=50&per_page=10&fault_5xx=3")
+                .dropFirst("http://".count) + "&access_token=SECRET2"
             let arguments = ["fetch", url, "-q", "-o", "out.jsonl", "--state", "st", "--attempts", "1"]
             let failed = try await trawl(arguments, in: workspace)
             #expect(failed.status == 1, "\(failed.stderr)")
             #expect(workspace.exists("st/detected-plan.json"))
+            for file in try FileManager.default.subpathsOfDirectory(atPath: workspace.path("st")) {
+                let text = String(decoding: workspace.data("st/" + file), as: UTF8.self)
+                #expect(!text.contains("SECRET1") && !text.contains("SECRET2"), "st/\(file) holds a secret")
+            }
             let before = server.requestLog.count
             let resumed = try await trawl(arguments, in: workspace)
             #expect(resumed.status == 0, "\(resumed.stderr)")

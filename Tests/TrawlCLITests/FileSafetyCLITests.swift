@@ -145,6 +145,19 @@ struct FileSafetyCLITests {
             #expect(segments.status == 1, "\(segments.stderr)")
             #expect(segments.stderr.contains("st/segments is a symbolic link"), "\(segments.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+
+            // Found by the hostile sweep: --report wrote through a link planted at its path.
+            try FileManager.default.createSymbolicLink(
+                atPath: workspace.path("r.json"), withDestinationPath: workspace.path("victim.txt"))
+            let report = try await trawl(arguments + ["-o", "r.jsonl", "--report", "r.json"], in: workspace)
+            #expect(report.status == 1, "\(report.stderr)")
+            #expect(report.stderr.contains("r.json: it is a symbolic link"), "\(report.stderr)")
+            #expect(workspace.text("victim.txt") == "precious\n")
+            // A FIFO named as the report is written into, as -o is.
+            let fifo = try FIFOReader(workspace.path("r.fifo"))
+            let piped = try await trawl(arguments + ["-o", "r2.jsonl", "--report", "r.fifo"], in: workspace)
+            #expect(piped.status == 0, "\(piped.stderr)")
+            #expect(fifo.drain().contains("\"outputs\""))
         }
     }
 

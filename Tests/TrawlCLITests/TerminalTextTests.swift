@@ -31,5 +31,9 @@ struct TerminalTextTests {
             "fetch", "-H", "Authorization: REDACTED", "--header", "X-Api-Key: REDACTED", "--header=Cookie: REDACTED",
             "-HX-Auth-Token: REDACTED", "-H", "Accept: json",
         ])
+        // Found by the hostile sweep: a --sensitive-header name's value was printed as given.
+        let marked = Fetch.redactingHeaders(
+            ["fetch", "-H", "X-Foo: SECRETFOO", "--sensitive-header", "X-Foo", "-H", "X-Bar: b"], sensitive: ["x-foo"])
+        #expect(marked == ["fetch", "-H", "X-Foo: REDACTED", "--sensitive-header", "X-Foo", "-H", "X-Bar: b"])
     }
 }
