@@ -92,7 +92,8 @@ final class PrivateCAServer {
         process = started.2
     }
 
-    /// `/missing`: a 404 with a JSON body; `/page/1` to `/page/3`: a Link walk of five items (`next` links).
+    /// `/missing`: a 404 with a JSON body; `/page/1` to `/page/3`: a Link walk of five items (`next` links);
+    /// `/page/down`: two items and a next link to an `http://` page.
     private static func pagedLocations(port: Int) -> String {
         let json = "default_type application/json;"
         func next(_ page: Int) -> String {
@@ -103,6 +104,9 @@ final class PrivateCAServer {
             "location = /page/1 { \(json) \(next(2)) return 200 '{\"items\":[1,2]}'; }",
             "location = /page/2 { \(json) \(next(3)) return 200 '{\"items\":[3,4]}'; }",
             "location = /page/3 { \(json) return 200 '{\"items\":[5]}'; }",
+            // A page whose next link leaves https for http (the h2c port): refused.
+            "location = /page/down { \(json) add_header Link '<http://127.0.0.1:\(port + 2)/page/2>; rel=\"next\"'; "
+                + "return 200 '{\"items\":[1,2]}'; }",
         ].joined(separator: "\n")
     }
 

@@ -48,6 +48,22 @@ struct ProxyTunnelCLITests {
         }
     }
 
+    /// Found by the hostile sweep: the refusal also threw away the page that named the http page.
+    @Test("an https page naming an http next page: refused, exit 1; the page itself is kept, and a resume refuses again")
+    func downgradeRefusedPageKept() async throws {
+        try await withPrivateCAServer { server, workspace in
+            let arguments = ["fetch", "--url", server.url("/page/down"), "--items", "items", "--paginate", "link",
+                             "--cacert", server.caFile, "-o", "out.jsonl", "-q", "--state", "st"]
+            for _ in 0..<2 {
+                let result = try await trawl(arguments, in: workspace)
+                #expect(result.status == 1, "\(result.stderr)")
+                #expect(result.stderr.contains("refused, as it would send the request unencrypted"), "\(result.stderr)")
+                #expect(!result.stderr.contains("nothing of the unit is kept"), "\(result.stderr)")
+                #expect(workspace.text("out.jsonl") == "1\n2\n", "\(workspace.text("out.jsonl"))")
+            }
+        }
+    }
+
     @Test("a proxy that refuses the tunnel (407, 502) is a proxy error naming the proxy, exit 1",
           arguments: ["407 Proxy Authentication Required", "502 Bad Gateway"])
     func refusedTunnel(refusal: String) async throws {

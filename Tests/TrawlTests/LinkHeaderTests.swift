@@ -108,3 +108,35 @@ struct LinkAbsoluteTargetTests {
         #expect(header.next == "https://h.test/items?page=3")
     }
 }
+
+/// Found by the hostile sweep: a next link with a control character in its target was skipped, so the walk ended
+/// there with exit 0 and every later page missing.
+@Suite("A next link that cannot be read is not the end of the list")
+struct UnreadableNextLinkTests {
+    @Test("names(relation:) finds rel lists, quoted or not, and not text inside a target")
+    func namesRelation() {
+        #expect(LinkHeader.names(relation: "next", in: "<https://a/p2\u{1B}>; rel=\"next\""))
+        #expect(LinkHeader.names(relation: "next", in: "<x>; REL = \"prev Next\", <y>; rel=last"))
+        #expect(LinkHeader.names(relation: "next", in: "<x>; rel=next"))
+        #expect(!LinkHeader.names(relation: "next", in: "<https://a/?rel=next>; rel=\"prev\""))
+        #expect(!LinkHeader.names(relation: "next", in: "<x>; rel=\"nextpage\""))
+    }
+
+    @Test("a Link walk fails its page when the header names a next page it cannot read")
+    func walkFails() {
+        let style = PaginationStyle.link()
+        let head = ResponseHead(
+            status: 200, headers: ["Link": "<https://a.test/x?page=2\u{1B}[31m>; rel=\"next\""], url: "https://a.test/x",
+            httpVersion: .http1_1)
+        let page = PageResponse(
+            request: Request(url: "https://a.test/x"), position: .url("https://a.test/x"), itemCount: 3, captured: [:],
+            head: head)
+        #expect(style.problem(in: page)?.contains("names a next page but its target cannot be read") == true)
+        let last = ResponseHead(
+            status: 200, headers: ["Link": "<https://a.test/x?page=1>; rel=\"prev\""], url: "https://a.test/x",
+            httpVersion: .http1_1)
+        #expect(style.problem(in: PageResponse(
+            request: Request(url: "https://a.test/x"), position: .url("https://a.test/x"), itemCount: 3, captured: [:],
+            head: last)) == nil)
+    }
+}

@@ -412,6 +412,32 @@ struct PagePlanOriginTests {
         cappedSerial.completed(helper.response(one.page, items: 10, captured: ["pages": .number("9223372036854775807")]))
         #expect(helper.requested(cappedSerial.next())?.page.position == .number(2))
     }
+
+    /// Found by the hostile sweep: an offset walk without a limit never planned, so its total was not checked and it
+    /// walked on; `1e400` (no Int) was taken for no total at all.
+    @Test("an offset walk without a limit refuses an absurd total too; a total past 64 bits is no count")
+    func totalsNotPlanned() throws {
+        var offsets = PagePlan(strategy: PaginationStyle.offset(total: "total"), request: Request(url: "https://a.test/x"))
+        let first = try #require(helper.requested(offsets.next()))
+        offsets.completed(helper.response(first.page, items: 10, captured: ["total": .number("1e18")]))
+        let error = try #require(helper.failure(offsets.next()))
+        #expect(error.trawlError?.message.contains("more than the 10000000 a walk plans") == true)
+        // A real total at the same page size goes on.
+        var real = PagePlan(strategy: PaginationStyle.offset(total: "total"), request: Request(url: "https://a.test/x"))
+        let start = try #require(helper.requested(real.next()))
+        real.completed(helper.response(start.page, items: 10, captured: ["total": .number("95")]))
+        #expect(helper.requested(real.next())?.page.position == .offset(10))
+        for (style, key) in [(PaginationStyle.page(totalPages: "n"), "n"), (PaginationStyle.offset(total: "n"), "n"),
+                             (PaginationStyle.page(totalItems: "n"), "n")] {
+            for value in ["1e400", "2.5", "99999999999999999999999"] {
+                var plan = PagePlan(strategy: style, request: Request(url: "https://a.test/x"))
+                let page = try #require(helper.requested(plan.next()))
+                plan.completed(helper.response(page.page, items: 10, captured: [JSONKeyPath(key): .number(value)]))
+                let failure = try #require(helper.failure(plan.next()), "\(style) \(value)")
+                #expect(failure.trawlError?.message.contains("not a count") == true, "\(style) \(value)")
+            }
+        }
+    }
 }
 
 @Suite("Userinfo and items before a failure")

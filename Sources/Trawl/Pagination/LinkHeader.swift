@@ -57,6 +57,40 @@ public struct LinkHeader: Sendable, Hashable {
         return links.first { $0.relations.contains(lowered) }?.target
     }
 
+    /// Whether some `rel` parameter in `value` lists `relation` (lowercase), whether or not its link parses: tells
+    /// a next link that was skipped as malformed from no next link at all.
+    static func names(relation: String, in value: String) -> Bool {
+        let text = Array(value.lowercased().utf8)
+        let wanted = Array(relation.utf8)
+        var index = 0
+        while index + 3 <= text.count {
+            defer { index += 1 }
+            if text[index] == UInt8(ascii: "<") {
+                // A target's text (`<…?rel=next>`) is no parameter.
+                while index + 1 < text.count, text[index + 1] != UInt8(ascii: ">") { index += 1 }
+                continue
+            }
+            guard text[index] == UInt8(ascii: "r"), text[index + 1] == UInt8(ascii: "e"), text[index + 2] == UInt8(ascii: "l")
+            else { continue }
+            var at = index + 3
+            while at < text.count, text[at] == 0x20 || text[at] == 0x09 { at += 1 }
+            guard at < text.count, text[at] == UInt8(ascii: "=") else { continue }
+            at += 1
+            while at < text.count, text[at] == 0x20 || text[at] == 0x09 { at += 1 }
+            let quoted = at < text.count && text[at] == UInt8(ascii: "\"")
+            if quoted { at += 1 }
+            var end = at
+            while end < text.count {
+                let byte = text[end]
+                if quoted ? byte == UInt8(ascii: "\"") : (byte == UInt8(ascii: ";") || byte == UInt8(ascii: ",")) { break }
+                end += 1
+            }
+            let words = text[at..<end].split { $0 == 0x20 || $0 == 0x09 }
+            if words.contains(where: { Array($0) == wanted }) { return true }
+        }
+        return false
+    }
+
     public var next: String? { target(rel: "next") }
     public var previous: String? { target(rel: "prev") ?? target(rel: "previous") }
     public var first: String? { target(rel: "first") }

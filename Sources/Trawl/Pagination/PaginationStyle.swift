@@ -187,9 +187,10 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         if let contradiction = contradiction(in: page) { return contradiction }
         switch kind {
         case .page(_, _, _, _, let totalPages, let totalItems, _):
-            return negative(page, totalPages) ?? negative(page, totalItems)
+            return negative(page, totalPages) ?? negative(page, totalItems) ?? notACount(page, totalPages)
+                ?? notACount(page, totalItems)
         case .offset(_, _, let limit, let total):
-            if let problem = negative(page, total) { return problem }
+            if let problem = negative(page, total) ?? notACount(page, total) { return problem }
             if page.itemCount == 0, let known = self.total(in: page), limit == nil,
                 case .offset(let offset) = page.position, offset < known
             {
@@ -220,7 +221,13 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             case let value?: return "the next page's URL at '\(path)' is \(Self.kindName(value)), not a string"
             }
         case .link:
-            return nil
+            // A next link the parser skipped (a control character in its target, no <…>) must not read as the end.
+            let fields = page.head.headers.values(for: "Link")
+            guard fields.contains(where: { LinkHeader.names(relation: "next", in: $0) }),
+                LinkHeader(headers: page.head.headers, baseURL: page.head.url).next == nil
+            else { return nil }
+            return "the Link header names a next page but its target cannot be read (a control character, a space or "
+                + "no <…> around it)"
         }
     }
 
@@ -250,6 +257,14 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         if let count = page.int(at: path), count < 0 { return "'\(path)' is \(count): a count cannot be negative" }
         if case .number(let text) = value, text.hasPrefix("-") { return "'\(path)' is \(text): a count cannot be negative" }
         return nil
+    }
+
+    /// The problem with a number at `path` that is no count: a fraction, or past 64 bits (`1e400`, which a walk
+    /// would otherwise take for no total at all and go on until the server stops).
+    private func notACount(_ page: PageResponse, _ path: JSONKeyPath?) -> String? {
+        guard let path, case .number(let text)? = page.captured[path], page.int(at: path) == nil else { return nil }
+        return "'\(path)' is \(text.count > 40 ? text.prefix(40) + "…" : Substring(text)): not a count (a whole "
+            + "number that fits in 64 bits)"
     }
 
     public func total(in page: PageResponse) -> Int? {

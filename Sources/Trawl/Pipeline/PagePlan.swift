@@ -168,6 +168,7 @@ package struct PagePlan: Sendable {
     /// The page a serial walk asks for next, once the page before it has completed.
     package var nextSerial: PageRequest? {
         if case .serial(let next) = state { return next }
+        if case .failed = state { return refusedNext }
         return nil
     }
 
@@ -176,6 +177,14 @@ package struct PagePlan: Sendable {
         if case .failed(let error) = state { return error }
         return nil
     }
+
+    /// The next page of a serial walk, refused when the page before it named it (`https` to `http`): the page that
+    /// named it is whole and kept (its items are read), the walk fails at the refused one, and a resume, which
+    /// judges the stored next page again, refuses it again instead of ending the walk there.
+    private var refusedNext: PageRequest?
+
+    /// Whether ``failure`` is about the page after the one just completed, which is kept.
+    package var failureConcernsNextPage: Bool { failure != nil && refusedNext != nil }
 
     /// Whether the walk fetches its pages from a plan (several at once) rather than serially.
     package var isPlanned: Bool {
@@ -261,9 +270,11 @@ package struct PagePlan: Sendable {
                 }
                 return plan.count > 0 ? plan.position(at: 0) : nil
             }
-            // Serially too: an absurd total would have the walk ask for empty pages until it is reached.
-            if limits.maxPages == nil, limits.maxItems == nil, let announced = strategy.plannedPages(after: page),
-                let refusal = tooMany(page, remaining: announced.count)
+            // Serially too: an absurd total would have the walk ask for empty pages until it is reached. Without
+            // planned pages (offsets without a limit), the first page's item count tells how many pages it means.
+            if limits.maxPages == nil, limits.maxItems == nil,
+                let remaining = strategy.plannedPages(after: page)?.count ?? Self.pagesLeft(after: page, of: expectedItems),
+                let refusal = tooMany(page, remaining: remaining)
             {
                 state = .failed(refusal)
                 return nil
@@ -333,6 +344,7 @@ package struct PagePlan: Sendable {
         case .keep(let kept), .stripped(let kept):
             next = kept
         case .refused(let reason):
+            refusedNext = next
             state = .failed(Self.refusal(next, index: pagesCompleted, reason: reason))
             return next.position
         }
@@ -373,6 +385,13 @@ package struct PagePlan: Sendable {
         guard allowed < total else { return rest }
         cut = .planned(reason: reason, allowed: allowed, total: total)
         return rest.prefix(allowed - 1)
+    }
+
+    /// The pages after `first` that `total` items mean at `first`'s item count (nil when either is unknown).
+    private static func pagesLeft(after first: PageResponse, of total: Int?) -> Int? {
+        guard let total, first.itemCount > 0 else { return nil }
+        let left = Swift.max(0, total - first.itemCount)
+        return left / first.itemCount + (left % first.itemCount == 0 ? 0 : 1)
     }
 
     /// The failure of a walk whose first page announces `remaining` more pages, `maxPlannedPages` or more (after

@@ -196,7 +196,8 @@ struct UnitDriver: Sendable {
         response.pastMark = unit.incremental?.order == .desc && fetched.incremental?.reachedOlder == true
         let isFirst = state.pages == 0
         plan.completed(response)
-        if let failure = plan.failure { throw failure }
+        // A refused next page fails the walk after this page is kept; any other failure concerns this page.
+        if let failure = plan.failure, !plan.failureConcernsNextPage { throw failure }
         noteIncompleteResults(fetched, index: index, state: &state)
         noteIncremental(fetched, state: &state)
         state.pages = plan.pagesCompleted
