@@ -13,7 +13,38 @@ enum TerminalText {
     /// // "GET https://x.io/a?token=REDACTED: \\u{1B}]0;owned\\u{07}"
     /// ```
     static func safe(_ text: String) -> String {
-        escapingControls(Redaction.text(text, names: Redaction.defaultQueryNames))
+        escapingControls(shorteningWords(Redaction.text(text, names: Redaction.defaultQueryNames)))
+    }
+
+    /// Longest run of characters without a space or line break shown whole: a server's 1 MB next URL is a message's
+    /// word too, and must not flood the terminal (twice, as the failure and its page).
+    static let maxWord = 2048
+
+    /// `text` with every run of more than `maxWord` characters without whitespace cut to its start and a count of
+    /// what was left out.
+    static func shorteningWords(_ text: String) -> String {
+        guard text.utf8.count > maxWord else { return text }
+        var out = ""
+        var run = 0
+        var skipped = 0
+        func flush() {
+            if skipped > 0 { out += "…[\(skipped) more characters]" }
+            skipped = 0
+        }
+        for character in text {
+            if character.isWhitespace {
+                flush()
+                run = 0
+                out.append(character)
+            } else if run < maxWord {
+                run += 1
+                out.append(character)
+            } else {
+                skipped += 1
+            }
+        }
+        flush()
+        return out
     }
 
     /// `text` with every control character but newline and tab written as `\u{XX}`: C0, DEL and C1 (which

@@ -20,6 +20,16 @@ struct TerminalTextTests {
         #expect(shown.contains("page=2"))
     }
 
+    /// Found by the hostile sweep: a server's 1 MB next URL was printed whole, twice.
+    @Test("a run of more than 2,048 characters without a space is cut, with a count of the rest")
+    func longWordsCut() {
+        let url = "http://h.test/p?x=" + String(repeating: "a", count: 1_000_000)
+        let shown = TerminalText.safe("error: the page at \(url) failed\n  page at \(url)")
+        #expect(shown.utf8.count < 5_000)
+        #expect(shown.contains("…[\(url.count - 2048) more characters] failed\n  page at http://h.test/p?x=aaa"))
+        #expect(TerminalText.safe("short words stay") == "short words stay")
+    }
+
     @Test("the printed retry command hides credential header values, whatever the spelling of the flag")
     func retryHeaders() {
         let arguments = [
