@@ -18,6 +18,10 @@ struct TerminalTextTests {
         let shown = TerminalText.safe(text)
         for secret in ["al:pw", "a1", "b2", "c3", "d4"] { #expect(!shown.contains(secret), "\(secret)") }
         #expect(shown.contains("page=2"))
+        // Signed URLs and session ids too (found by the hostile sweep).
+        let signed = TerminalText.safe(
+            "GET https://b.s3.test/k?X-Amz-Credential=e1&X-Amz-Signature=e2&X-Amz-Security-Token=e3&session_id=e4&X-Goog-Signature=e5")
+        for secret in ["e1", "e2", "e3", "e4", "e5"] { #expect(!signed.contains("=" + secret), "\(secret): \(signed)") }
     }
 
     /// Found by the hostile sweep: a server's 1 MB next URL was printed whole, twice.

@@ -43,10 +43,23 @@ struct HostileHeadTests {
             let url = server.url(path)
             let error = await expectTrawlError(.tooLarge) { _ = try await Client().send(Request(url: url)) }
             #expect(error?.message.hasPrefix("header too large") == true, "\(String(describing: error))")
+            // Found by the hostile sweep: the description still ended in libcurl's "[curl 27: Out of memory]".
+            #expect(error?.description.contains("Out of memory") == false, "\(String(describing: error))")
             _ = await expectTrawlError(.tooLarge) {
                 let response = try await Client().stream(Request(url: url))
                 for try await _ in response.body {}
             }
+        }
+    }
+
+    /// Found by the hostile sweep: libcurl takes "http/1.1" in any case, and trawl then called the head cut short.
+    @Test("a status line in lower case is read as curl reads it")
+    func lowerCaseStatusLine() async throws {
+        let responses = ["/lower": CannedServer.response("http/1.1 200 OK", ["Content-Length: 2"], body: Array("hi".utf8))]
+        try await CannedServer.with(responses) { server in
+            let response = try await Client().send(Request(url: server.url("/lower")))
+            #expect(response.status == 200)
+            #expect(response.body == Array("hi".utf8))
         }
     }
 

@@ -54,9 +54,11 @@ enum CurlErrors {
             return make(.invalidBody, "the server's answer is not an HTTP response (a malformed status line)",
                         "the server or something in between is broken; check the URL and port")
         case CURLE_OUT_OF_MEMORY where !transfer.headEnded:
-            // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KB) with nothing but "Out of memory".
-            return make(.tooLarge, "header too large: a response header line is over libcurl's limit of 100 KB",
-                        "the server sent an absurd header; report it to the server's owner")
+            // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KB) with nothing but "Out of memory",
+            // which is not what happened: its code and text are left out of the message.
+            return transfer.makeError(
+                code: .tooLarge, "header too large: a response header line is over libcurl's limit of 100 KB",
+                hint: "the server sent an absurd header; report it to the server's owner")
         case CURLE_RECV_ERROR where curlMessage.hasPrefix("Too large response headers"):
             return make(.tooLarge, "header too large: the response head is over libcurl's limit of 300 KB",
                         "the server sent absurd headers; report it to the server's owner")

@@ -78,7 +78,10 @@ final class Transfer: @unchecked Sendable {
     /// Returns false to abort the transfer (`abortError` says why).
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         bytesMoved &+= line.count
-        if line.count >= 5, line[0] == 72, line[1] == 84, line[2] == 84, line[3] == 80, line[4] == 47 {  // "HTTP/"
+        // "HTTP/" in any case, as libcurl reads it (a server answering "http/1.1 200 OK" is answered by curl too).
+        if line.count >= 5, line[0] | 0x20 == 104, line[1] | 0x20 == 116, line[2] | 0x20 == 116,
+            line[3] | 0x20 == 112, line[4] == 47
+        {
             // A new head: the first, or the next after a 1xx.
             status = Self.parseStatus(line)
             if headerLines.count > 0 { headerLines = HeaderLines() }  // the head after a 1xx
