@@ -28,15 +28,23 @@ public struct RedirectPolicy: Sendable, Hashable {
     /// Headers always removed when a redirect changes scheme, host or port.
     public static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
-    /// API-key headers removed with them (lowercased).
-    static let apiKeyHeaders: Set<String> = ["x-api-key", "api-key", "x-auth-token"]
-    /// Name endings that make a header a credential: `X-Custom-Token`, `Client-Secret`, `Partner-Api-Key`…
-    static let credentialSuffixes = ["-token", "-secret", "-api-key", "-apikey", "-password", "-signature"]
+    /// API-key and token headers removed with them (lowercased).
+    static let apiKeyHeaders: Set<String> = [
+        "x-api-key", "api-key", "apikey", "x-auth-token", "token", "secret", "password", "signature", "key", "auth",
+        "x-authorization",
+    ]
+    /// Name endings that make a header a credential: `X-Custom-Token`, `Client-Secret`, `Partner-Api-Key`,
+    /// `Ocp-Apim-Subscription-Key`, `X-Proxy-Authorization`…
+    static let credentialSuffixes = [
+        "-token", "-secret", "-api-key", "-apikey", "-password", "-signature", "-key", "-authorization", "-auth",
+        "-credentials",
+    ]
 
     /// Whether a header carries a credential, and is removed when a redirect (or a page a response names) changes
     /// origin: the three of RFC 9110 (`Authorization`, `Cookie`, `Proxy-Authorization`), `X-Api-Key`, `Api-Key`,
-    /// `X-Auth-Token`, any name ending in `-Token`, `-Secret`, `-Api-Key`, `-ApiKey`, `-Password` or `-Signature`,
-    /// and the names in `extra` (lowercased).
+    /// `X-Auth-Token`, `X-Authorization`, bare `Token`, `Secret`, `Password`, `Signature`, `Key`, `Auth`, `ApiKey`,
+    /// any name ending in `-Token`, `-Secret`, `-Key`, `-ApiKey`, `-Password`, `-Signature`, `-Auth`,
+    /// `-Authorization` or `-Credentials`, and the names in `extra` (lowercased).
     public static func isCredential(_ name: String, extra: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if credentialHeaders.contains(lower) || apiKeyHeaders.contains(lower) || extra.contains(lower) { return true }

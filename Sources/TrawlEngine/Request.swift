@@ -95,6 +95,9 @@ public struct Request: Sendable {
     /// Header names (lowercased) removed after merging the client's default headers: set on redirect
     /// hops that left the original origin, so defaults cannot reintroduce credentials.
     package var strippedHeaders: Set<String> = []
+    /// Origins a redirect may reach with the credentials (a walk's `--trusted-origin`s): a hop to one of them is
+    /// not stripped.
+    package var trustedOrigins: Set<Origin> = []
 
     public init(
         url: String,

@@ -13,12 +13,24 @@ enum TerminalText {
     /// // "GET https://x.io/a?token=REDACTED: \\u{1B}]0;owned\\u{07}"
     /// ```
     static func safe(_ text: String) -> String {
-        escapingControls(shorteningWords(Redaction.text(text, names: Redaction.defaultQueryNames)))
+        escapingControls(shorteningLines(shorteningWords(Redaction.text(text, names: Redaction.defaultQueryNames))))
     }
 
     /// Longest run of characters without a space or line break shown whole: a server's 1 MB next URL is a message's
     /// word too, and must not flood the terminal (twice, as the failure and its page).
     static let maxWord = 2048
+
+    /// Longest line shown whole: server text with spaces in it (a Link target, a list of keys) is cut there.
+    static let maxLine = 8192
+
+    /// `text` with every line of more than `maxLine` characters cut to its start and a count of what was left out.
+    static func shorteningLines(_ text: String) -> String {
+        guard text.utf8.count > maxLine else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            guard line.count > maxLine else { return String(line) }
+            return line.prefix(maxLine) + "…[\(line.count - maxLine) more characters]"
+        }.joined(separator: "\n")
+    }
 
     /// `text` with every run of more than `maxWord` characters without whitespace cut to its start and a count of
     /// what was left out.

@@ -20,14 +20,17 @@ struct CheckpointProofCLITests {
         return arguments
     }
 
-    /// Changes unit 0 of the checkpoint as a careless hand would (its seal left as it was), or as an older trawl wrote
-    /// it (`unsealed`: no seal at all).
+    enum Seal { case kept, removed, olderTrawl }
+
+    /// Changes unit 0 of the checkpoint as a careless hand would: its seal left as it was, or `removed`; or as an
+    /// older trawl wrote it (`olderTrawl`: version 1, no seal).
     private func editCheckpoint(
-        _ workspace: Workspace, unsealed: Bool = false, _ change: (inout [String: Any]) -> Void
+        _ workspace: Workspace, seal: Seal = .kept, _ change: (inout [String: Any]) -> Void
     ) throws {
         var checkpoint = try jsonObject(workspace.data("st/checkpoint.json"))
         #expect(checkpoint["seal"] is String, "trawl seals the checkpoint it writes")
-        if unsealed { checkpoint["seal"] = nil }
+        if seal != .kept { checkpoint["seal"] = nil }
+        if seal == .olderTrawl { checkpoint["version"] = 1 }
         var units = try #require(checkpoint["units"] as? [String: Any])
         var unit = try #require(units["0"] as? [String: Any])
         change(&unit)
@@ -92,7 +95,7 @@ struct CheckpointProofCLITests {
             #expect(workspace.data("st/segments/0.pages").count == index.count)
             try Data(index).write(to: URL(fileURLWithPath: workspace.path("st/segments/0.pages")))
             let digest = String(fnv(index), radix: 16)
-            try editCheckpoint(workspace, unsealed: true) {
+            try editCheckpoint(workspace, seal: .olderTrawl) {
                 $0["pageDigest"] = String(repeating: "0", count: 16 - digest.count) + digest
             }
             let saved = workspace.path("saved")
@@ -175,7 +178,7 @@ struct CheckpointProofCLITests {
 
     @Test(
         "a checkpoint changed by hand where no segment can tell (a unit marked done, its next URL) is refused by its seal",
-        arguments: ["status", "next"])
+        arguments: ["status", "next", "unsealed"])
     func editNoSegmentShows(field: String) async throws {
         try await TestServer.with { server in
             let workspace = try Workspace()
@@ -183,8 +186,9 @@ struct CheckpointProofCLITests {
             // total=0: a serial walk, whose unit keeps the next page to ask for.
             let arguments = try await failedRun(server, in: workspace, query: "&total=0")
             var edited = false
-            try editCheckpoint(workspace) { unit in
-                if field == "status" {
+            // "unsealed": the seal taken out as well (a checkpoint of this trawl is never without one).
+            try editCheckpoint(workspace, seal: field == "unsealed" ? .removed : .kept) { unit in
+                if field == "status" || field == "unsealed" {
                     unit["status"] = "done"
                     edited = true
                 } else if var next = unit["next"] as? [String: Any], let url = next["url"] as? String,
@@ -248,6 +252,17 @@ struct CheckpointProofCLITests {
             #expect(refused.status == 1, "\(refused.stderr)")
             #expect(refused.stderr.contains("named like a secret"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+            #expect(server.stats.requestsServed == 0, "no page asked for with REDACTED")
+            // A state an older trawl wrote (no seal, no `lossy`): the placeholder left after restoring refuses too.
+            try editCheckpoint(workspace, seal: .olderTrawl) { unit in
+                guard var next = unit["next"] as? [String: Any] else { return }
+                #expect(next["lossy"] as? Bool == true)
+                next["lossy"] = nil
+                unit["next"] = next
+            }
+            let older = try await trawl(arguments, in: workspace)
+            #expect(older.status == 1, "\(older.stderr)")
+            #expect(older.stderr.contains("holds REDACTED where the server's own value was"), "\(older.stderr)")
             #expect(server.stats.requestsServed == 0, "no page asked for with REDACTED")
             let restarted = try await trawl(arguments + ["--restart"], in: workspace)
             #expect(restarted.status == 0, "\(restarted.stderr)")

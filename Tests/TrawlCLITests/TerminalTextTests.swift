@@ -32,6 +32,10 @@ struct TerminalTextTests {
         #expect(shown.utf8.count < 5_000)
         #expect(shown.contains("…[\(url.count - 2048) more characters] failed\n  page at http://h.test/p?x=aaa"))
         #expect(TerminalText.safe("short words stay") == "short words stay")
+        // Server text with spaces (found by the second sweep): each line is cut at 8,192 characters.
+        let spaced = TerminalText.safe("error: keys " + String(repeating: "ab ", count: 100_000) + "\nnext line")
+        #expect(spaced.utf8.count < 9_000)
+        #expect(spaced.hasSuffix("more characters]\nnext line"))
     }
 
     @Test("the printed retry command hides credential header values, whatever the spelling of the flag")

@@ -80,7 +80,8 @@ struct RedirectTests {
                 var request = Request(url: server.url("/redirect?to=\(other.url("/echo"))"))
                 let credentials = [
                     "X-Api-Key", "Api-Key", "X-Auth-Token", "X-Custom-Token", "Client-Secret", "X-Partner-Api-Key",
-                    "X-Partner-ApiKey", "X-Db-Password", "X-Request-Signature",
+                    "X-Partner-ApiKey", "X-Db-Password", "X-Request-Signature", "Token", "Secret", "Password", "ApiKey",
+                    "X-Authorization", "Ocp-Apim-Subscription-Key", "X-Secret-Key", "X-Client-Credentials",
                 ]
                 for name in credentials { request.headers[name] = "secret-\(name)" }
                 request.headers["X-Keep"] = "visible"
@@ -89,10 +90,14 @@ struct RedirectTests {
                 for name in credentials { #expect(echo.header(name).isEmpty, "\(name) leaked to another origin") }
                 #expect(echo.header("X-Keep") == ["visible"])
                 #expect(echo.header("X-Token-Count") == ["3"])
-                // The same origin keeps them.
+                // The same origin keeps them, and so does an origin the walk trusts.
                 var same = Request(url: server.url("/redirect?to=\(server.url("/echo"))"))
                 same.headers["X-Custom-Token"] = "t"
                 #expect(try decodeEcho(try await Client().send(same)).header("X-Custom-Token") == ["t"])
+                var trusted = request
+                trusted.trustedOrigins = [try #require(Origin(url: other.url("/")))]
+                let kept = try decodeEcho(try await Client().send(trusted))
+                for name in credentials { #expect(kept.header(name) == ["secret-\(name)"], "\(name) to a trusted origin") }
             }
         }
     }

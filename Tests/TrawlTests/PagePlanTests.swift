@@ -325,6 +325,24 @@ struct PagePlanOriginTests {
         #expect(third.page.request.headers["Authorization"] == nil)
     }
 
+    /// Found by the second hostile sweep: after A redirected to B, B could name an A page and have it fetched with
+    /// A's credentials.
+    @Test("a page a redirect took to another origin names pages without credentials, its first origin's too")
+    func servedElsewhere() throws {
+        var plan = PagePlan(strategy: PaginationStyle.nextURL(at: "next"), request: credentialed("https://a.test/x"))
+        let first = try #require(helper.requested(plan.next()))
+        let redirected = PageResponse(
+            request: first.page.request, position: first.page.position, itemCount: 1,
+            captured: ["next": .string("https://a.test/admin")],
+            head: ResponseHead(status: 200, headers: [:], url: "https://b.test/x"))
+        plan.completed(redirected)
+        let second = try #require(helper.requested(plan.next()))
+        #expect(second.page.request.url == "https://a.test/admin")
+        for name in ["Authorization", "Cookie", "X-Api-Key", "Partner-Token"] {
+            #expect(second.page.request.headers[name] == nil, "\(name)")
+        }
+    }
+
     @Test("the same origin (default port spelled out, other case) keeps the credentials; so does a trusted one")
     func kept() throws {
         for (next, trusted) in [("HTTPS://A.test:443/p2", [String]()), ("https://cdn.test/p2", ["https://cdn.test"])] {
@@ -435,6 +453,21 @@ struct PagePlanOriginTests {
                 plan.completed(helper.response(page.page, items: 10, captured: [JSONKeyPath(key): .number(value)]))
                 let failure = try #require(helper.failure(plan.next()), "\(style) \(value)")
                 #expect(failure.trawlError?.message.contains("not a count") == true, "\(style) \(value)")
+            }
+            // Found by the second sweep: a total that is no number at all was taken for no total.
+            for value: JSONValue in [.string("abc"), .string(""), .bool(true), .object([:]), .array([])] {
+                var plan = PagePlan(strategy: style, request: Request(url: "https://a.test/x"))
+                let page = try #require(helper.requested(plan.next()))
+                plan.completed(helper.response(page.page, items: 10, captured: [JSONKeyPath(key): value]))
+                let failure = try #require(helper.failure(plan.next()), "\(style) \(value)")
+                #expect(failure.trawlError?.message.contains("not a count") == true, "\(style) \(value)")
+            }
+            // null is no total, "12" and -0 are counts.
+            for value: JSONValue in [.null, .string("12"), .number("-0"), .number("1e1")] {
+                var plan = PagePlan(strategy: style, request: Request(url: "https://a.test/x"))
+                let page = try #require(helper.requested(plan.next()))
+                plan.completed(helper.response(page.page, items: 10, captured: [JSONKeyPath(key): value]))
+                #expect(helper.failure(plan.next()) == nil, "\(style) \(value)")
             }
         }
     }

@@ -255,16 +255,27 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     private func negative(_ page: PageResponse, _ path: JSONKeyPath?) -> String? {
         guard let path, let value = page.captured[path] else { return nil }
         if let count = page.int(at: path), count < 0 { return "'\(path)' is \(count): a count cannot be negative" }
-        if case .number(let text) = value, text.hasPrefix("-") { return "'\(path)' is \(text): a count cannot be negative" }
+        if case .number(let text) = value, text.hasPrefix("-"), page.int(at: path) == nil {
+            return "'\(path)' is \(text): a count cannot be negative"
+        }
         return nil
     }
 
     /// The problem with a number at `path` that is no count: a fraction, or past 64 bits (`1e400`, which a walk
     /// would otherwise take for no total at all and go on until the server stops).
     private func notACount(_ page: PageResponse, _ path: JSONKeyPath?) -> String? {
-        guard let path, case .number(let text)? = page.captured[path], page.int(at: path) == nil else { return nil }
-        return "'\(path)' is \(text.count > 40 ? text.prefix(40) + "…" : Substring(text)): not a count (a whole "
-            + "number that fits in 64 bits)"
+        guard let path, let value = page.captured[path], page.int(at: path) == nil else { return nil }
+        func shown(_ text: String) -> Substring { text.count > 40 ? text.prefix(40) + "…" : Substring(text) }
+        switch value {
+        case .null:
+            return nil  // no total announced
+        case .number(let text):
+            return "'\(path)' is \(shown(text)): not a count (a whole number that fits in 64 bits)"
+        case .string(let text):
+            return "'\(path)' is the string \"\(shown(text))\": not a count (a whole number that fits in 64 bits)"
+        default:
+            return "'\(path)' is \(Self.kindName(value)), not a count"
+        }
     }
 
     public func total(in page: PageResponse) -> Int? {

@@ -41,17 +41,22 @@ package struct OriginGuard: Sendable, Hashable {
         case refused(String)
     }
 
-    package func judge(_ next: PageRequest, from: Request) -> Verdict {
+    /// `servedFrom` is the URL the page that names `next` came from (its request's, unless a redirect took it
+    /// elsewhere): a page served by another origin than asked for leaves the walk's origin, so whatever it names
+    /// goes without credentials, the walk's first origin included (it cannot pick which authenticated URL is asked
+    /// for).
+    package func judge(_ next: PageRequest, from: Request, servedFrom: String? = nil) -> Verdict {
         guard let source = Origin(url: from.url), let target = Origin(url: next.request.url) else {
             return .keep(next)
         }
-        if source.scheme == "https", target.scheme == "http" {
+        let served = servedFrom.flatMap { Origin(url: $0) } ?? source
+        if source.scheme == "https" || served.scheme == "https", target.scheme == "http" {
             return .refused(
                 "the page at \(Redaction.url(from.url, names: Redaction.queryNames(for: from))) names an http:// "
                     + "page after it (\(Redaction.url(next.request.url, names: Redaction.queryNames(for: from)))): "
                     + "refused, as it would send the request unencrypted")
         }
-        guard source != target, !trusted.contains(target) else { return .keep(next) }
+        guard source != target || served != source, !trusted.contains(target) else { return .keep(next) }
         var request = next.request
         let extra = sensitiveHeaders.union(request.sensitiveHeaders.map { $0.lowercased() })
         var removed: Set<String> = RedirectPolicy.credentialHeaders.union(extra)

@@ -90,6 +90,8 @@ package struct PagePlan: Sendable {
     private var plan = PlannedPages([])
     /// The request of the page the plan was made from (planned pages are judged against its origin).
     private var planSource: Request?
+    /// The URL the plan's first page came from (after redirects).
+    private var planServedFrom: String?
     /// Planned pages started (indices into `plan`).
     private var started = 0
     /// Pages asked for and not yet completed.
@@ -130,6 +132,7 @@ package struct PagePlan: Sendable {
         state = .planned
         expectedItems = strategy.total(in: first)
         planSource = first.request
+        planServedFrom = first.head.url
         plan = cap(strategy.plannedPages(after: first) ?? PlannedPages([]), firstItems: first.itemCount)
         pageTotal = plan.count + 1
         if let refusal = tooMany(first, remaining: plan.count) { state = .failed(refusal) }
@@ -219,7 +222,7 @@ package struct PagePlan: Sendable {
                 var page = plan[started]
                 started += 1
                 if let source = planSource {
-                    switch origins.judge(page, from: source) {
+                    switch origins.judge(page, from: source, servedFrom: planServedFrom) {
                     case .keep(let kept), .stripped(let kept):
                         page = kept
                     case .refused(let reason):
@@ -263,6 +266,7 @@ package struct PagePlan: Sendable {
                 plan = cap(rest, firstItems: page.itemCount)
                 pageTotal = plan.count + 1
                 planSource = page.request
+                planServedFrom = page.head.url
                 state = .planned
                 if let refusal = tooMany(page, remaining: plan.count) {
                     state = .failed(refusal)
@@ -340,7 +344,7 @@ package struct PagePlan: Sendable {
             state = .serial(next: nil)
             return nil
         }
-        switch origins.judge(next, from: page.request) {
+        switch origins.judge(next, from: page.request, servedFrom: page.head.url) {
         case .keep(let kept), .stripped(let kept):
             next = kept
         case .refused(let reason):

@@ -34,6 +34,7 @@ struct Checkpoint: Codable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var unsealed = self
+        unsealed.version = Swift.max(Self.sealedVersion, version)
         unsealed.seal = nil
         var sealed = unsealed
         var hasher = SHA256()
@@ -42,10 +43,13 @@ struct Checkpoint: Codable, Sendable {
         return [UInt8](try encoder.encode(sealed))
     }
 
+    /// Checkpoints from this version on are sealed: one without its seal was changed.
+    static let sealedVersion = 2
+
     /// Reads `checkpoint.json`, and whether its content still matches its seal (true for an older, unsealed one).
     static func read(_ bytes: [UInt8]) throws -> (checkpoint: Checkpoint, intact: Bool) {
         let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
-        guard let seal = checkpoint.seal else { return (checkpoint, true) }
+        guard let seal = checkpoint.seal else { return (checkpoint, checkpoint.version < sealedVersion) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var unsealed = checkpoint
@@ -136,6 +140,12 @@ struct StoredPageRequest: Codable, Sendable, Equatable {
         if Self.loses(url, request.request.url, restore) || Self.loses(text, cursor, restore) { lossy = true }
     }
 
+    /// Whether `text` still holds the redaction placeholder as a value (`=REDACTED`, `:REDACTED@`).
+    static func holdsPlaceholder(_ text: String?) -> Bool {
+        guard let text else { return false }
+        return text.contains("=" + Redaction.placeholder) || text.contains(":" + Redaction.placeholder + "@")
+    }
+
     /// Whether `stored` (redacted from `original`) does not restore to it.
     static func loses(_ stored: String?, _ original: String?, _ restore: (String) -> String) -> Bool {
         guard let stored, let original, stored != original else { return false }
@@ -157,6 +167,12 @@ struct StoredPageRequest: Codable, Sendable, Equatable {
         case "cursor": position = .cursor(text.map(unredact))
         case "url": position = .url(unredact(text ?? url))
         default: throw CheckpointError("unknown page position kind '\(kind)'")
+        }
+        // A state written before `lossy` was kept: a placeholder nothing restored is a lost value all the same.
+        if Self.holdsPlaceholder(request.url) || Self.holdsPlaceholder(text.map(unredact)) {
+            throw CheckpointError(
+                "the saved page \(url) holds REDACTED where the server's own value was, which the state does not "
+                    + "keep (a parameter named like a secret), so that page cannot be asked for again exactly")
         }
         return PageRequest(request: request, position: position)
     }
@@ -207,7 +223,15 @@ struct StoredPage: Codable, Sendable {
             captured[JSONKeyPath(path)] = value
         }
         var headers = HTTPHeaders()
-        for link in links { headers.add("Link", unredact(link)) }
+        for link in links {
+            let restored = unredact(link)
+            if StoredPageRequest.holdsPlaceholder(restored) {
+                throw CheckpointError(
+                    "the saved first page \(headURL) named its pages with REDACTED where the server's own value was "
+                        + "(a parameter named like a secret), so the same pages cannot be planned again")
+            }
+            headers.add("Link", restored)
+        }
         let head = ResponseHead(
             status: 200, headers: headers, url: unredact(headURL), httpVersion: .http1_1, remoteIP: nil,
             remotePort: 0, timings: .zero, redirects: [])

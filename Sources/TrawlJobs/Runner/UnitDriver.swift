@@ -116,8 +116,10 @@ struct UnitDriver: Sendable {
         let origins = OriginGuard(trusted: settings.trustedOrigins, sensitiveHeaders: settings.sensitiveHeaders)
         // Userinfo in the URL becomes the Authorization header of every page of its origin (and of no other).
         var base = OriginGuard.movingUserInfoToHeader(unit.request)
-        // A redirect to another origin strips these too, on every page (the engine follows redirects).
+        // A redirect to another origin strips these too, on every page (the engine follows redirects), unless the
+        // origin is trusted.
         base.sensitiveHeaders.formUnion(settings.sensitiveHeaders)
+        base.trustedOrigins = origins.trusted
         let restore = self.restore
         var plan: PagePlan
         var openEnded = false
