@@ -69,7 +69,8 @@ struct RedirectTracker {
         }
         // Once the chain has left the original origin, credentials stay stripped for every later hop: each hop starts
         // from the previous hop's request, whose credentials are gone and whose strippedHeaders carry forward.
-        if crossesOrigin, !Origin(url: url).map(request.trustedOrigins.contains).orFalse {
+        let trusted = Origin(url: url).map { request.trustedOrigins.contains($0) } ?? false
+        if crossesOrigin, !trusted {
             let sensitive = sensitiveHeaders(of: request)
             next.headers.remove(names: sensitive)
             next.strippedHeaders.formUnion(sensitive)
@@ -79,8 +80,4 @@ struct RedirectTracker {
     }
 
     private static func key(_ method: HTTPMethod, _ url: String) -> String { method.rawValue + " " + url }
-}
-
-private extension Optional where Wrapped == Bool {
-    var orFalse: Bool { self ?? false }
 }

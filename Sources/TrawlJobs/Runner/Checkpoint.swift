@@ -31,16 +31,25 @@ struct Checkpoint: Codable, Sendable {
 
     /// The checkpoint as written to `checkpoint.json`: sorted keys, sealed.
     func sealedEncoding() throws -> [UInt8] {
+        var sealed = self
+        sealed.version = Swift.max(Self.sealedVersion, version)
+        sealed.seal = try sealed.contentDigest()
+        return try Self.encoded(sealed)
+    }
+
+    private static func encoded(_ checkpoint: Checkpoint) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        return [UInt8](try encoder.encode(checkpoint))
+    }
+
+    /// SHA-256 of the sorted-keys encoding without the seal: what the seal says.
+    private func contentDigest() throws -> String {
         var unsealed = self
-        unsealed.version = Swift.max(Self.sealedVersion, version)
         unsealed.seal = nil
-        var sealed = unsealed
         var hasher = SHA256()
-        hasher.update([UInt8](try encoder.encode(unsealed)))
-        sealed.seal = hasher.hexDigest()
-        return [UInt8](try encoder.encode(sealed))
+        hasher.update(try Self.encoded(unsealed))
+        return hasher.hexDigest()
     }
 
     /// Checkpoints from this version on are sealed: one without its seal was changed.
@@ -50,13 +59,7 @@ struct Checkpoint: Codable, Sendable {
     static func read(_ bytes: [UInt8]) throws -> (checkpoint: Checkpoint, intact: Bool) {
         let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
         guard let seal = checkpoint.seal else { return (checkpoint, checkpoint.version < sealedVersion) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var unsealed = checkpoint
-        unsealed.seal = nil
-        var hasher = SHA256()
-        hasher.update([UInt8](try encoder.encode(unsealed)))
-        return (checkpoint, hasher.hexDigest() == seal)
+        return (checkpoint, try checkpoint.contentDigest() == seal)
     }
 
     struct OutputState: Codable, Sendable, Equatable {
