@@ -12,8 +12,9 @@
 public struct JSONElement: Sendable {
     /// The position of the element in the collection (0-based).
     public let index: Int
-    private let bytes: ArraySlice<UInt8>
-    private let isEvents: Bool
+    /// Compact JSON, or events (see `EventTag`) when `isEvents`.
+    let bytes: ArraySlice<UInt8>
+    let isEvents: Bool
 
     init(index: Int, bytes: ArraySlice<UInt8>, isEvents: Bool) {
         self.index = index

@@ -1,8 +1,9 @@
-/// The fast lane: when yajl opens the items array (and nothing watched goes inside its elements, and the
-/// elements are written as compact JSON or counted), the extractor stops yajl there and `ItemScanner` takes
-/// the elements whole from the input. When the lane meets anything it does not take (the `]`, an error, a
-/// limit, an element deeper or larger than it handles), a new yajl handle is brought to the same place and
-/// the slow path goes on from the last element boundary, so what it reports is what it always reported.
+/// The fast lane: when yajl opens the items array (and nothing watched goes inside its elements), the
+/// extractor stops yajl there and `ItemScanner` takes the elements whole from the input, writing them as
+/// compact JSON, recording them as events or counting them. When the lane meets anything it does not take (the
+/// `]`, an error, a limit, an element deeper or larger than it handles), a new yajl handle is brought to the
+/// same place and the slow path goes on from the last element boundary, so what it reports is what it always
+/// reported.
 extension JSONExtractor {
     /// Thrown from `parseUnit` up to `slowIngest` (which returns `rest`): yajl stopped after the items array's
     /// `[`; `rest` holds the bytes of the unit after it.
@@ -23,7 +24,8 @@ extension JSONExtractor {
         let parseState = state.pointee
         lane = ItemScanner(
             maxLevels: parseState.maxDepth - parseState.depth, maxTokenBytes: limits.maxTokenBytes,
-            maxElementBytes: limits.maxElementBytes, writes: form == .json,
+            maxElementBytes: limits.maxElementBytes,
+            output: form == .json ? .json : form == .values ? .events : .count,
             afterValue: parseState.frames[parseState.depth].count > 0)
         throw LaneHandOff(rest: Array(unit[cut...]))
     }

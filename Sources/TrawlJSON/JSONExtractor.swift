@@ -145,7 +145,7 @@ public final class JSONExtractor {
         parser = YajlParser(state: ParseState(
             matcher: matcher, captureDistances: distances, form: stateForm, limits: limits, wholeValue: wholeValue))
         // Tiny token limits are left to the slow path, which also measures literals cut across chunks.
-        state.pointee.laneAllowed = fastLane && form != .values && !wholeValue && limits.maxTokenBytes >= 8
+        state.pointee.laneAllowed = fastLane && !wholeValue && limits.maxTokenBytes >= 8
     }
 
     deinit {

@@ -1,9 +1,10 @@
 import Testing
 @testable import TrawlJSON
 
-/// The fast lane (`ItemScanner`) takes the items array's elements whole when they are written as JSON or
-/// counted. `extract` in Support.swift runs every test's extraction with and without it and expects the same
-/// elements, summary and error; these tests feed it generated documents, valid and broken, in random chunks.
+/// The fast lane (`ItemScanner`) takes the items array's elements whole when they are written as JSON, recorded
+/// as events (`.values`, for decoding) or counted. `extract` in Support.swift runs every test's extraction with
+/// and without it and expects the same elements (their event bytes too), summary and error; these tests feed it
+/// generated documents, valid and broken, in random chunks.
 @Suite struct FastLaneTests {
     struct Random {
         var state: UInt64
@@ -31,7 +32,8 @@ import Testing
         case 3: return "\"" + random.pick(strings) + "\"" + space
         case 4, 5:
             let members = (0..<random.next(4)).map { index in
-                "\(random.pick(spaces))\"k\(index)\(random.pick(["", "\\n", "\u{E9}"]))\"\(space):"
+                // Sometimes a repeated key: the events flag such objects.
+                "\(random.pick(spaces))\"k\(random.next(4) == 0 ? 0 : index)\(random.pick(["", "\\n", "\u{E9}"]))\"\(space):"
                     + value(&random, depth: depth + 1)
             }
             return "{" + members.joined(separator: ",") + random.pick(spaces) + "}"
@@ -59,9 +61,10 @@ import Testing
         return bytes
     }
 
-    @Test(arguments: [JSONExtractor.Form.json, .countOnly])
+    @Test(arguments: [JSONExtractor.Form.json, .countOnly, .values])
     func generatedDocumentsAgreeWithTheSlowPath(form: JSONExtractor.Form) async throws {
-        var random = Random(state: form == .json ? 0x9E37_79B9_7F4A_7C15 : 0xD1B5_4A32_D192_ED03)
+        var random = Random(
+            state: form == .json ? 0x9E37_79B9_7F4A_7C15 : form == .values ? 0x2545_F491_4F6C_DD1D : 0xD1B5_4A32_D192_ED03)
         let limits = [
             JSONLimits(),
             JSONLimits(maxDepth: 3, maxTokenBytes: 12, maxElementBytes: 40, maxCaptureBytes: 64),
@@ -96,7 +99,7 @@ import Testing
     /// show in the benchmarks.
     @Test func theLaneTakesTheItemsOfAnOrdinaryPage() throws {
         let page = #"{"meta":{"page":1},"items":[{"id":1,"name":"a"},{"id":2,"tags":["x","y"]}],"next":"n2"}"#
-        for form in [JSONExtractor.Form.json, .countOnly] {
+        for form in [JSONExtractor.Form.json, .countOnly, .values] {
             let extractor = try JSONExtractor(path: "items", capture: ["next"], form: form)
             var lines: [String] = []
             for byte in page.utf8 {
@@ -106,13 +109,37 @@ import Testing
             #expect(extractor.laneElements == 2)
             #expect(summary.elementCount == 2)
             #expect(summary.captured["next"] == .string("n2"))
-            #expect(lines == (form == .json ? [#"{"id":1,"name":"a"}"#, #"{"id":2,"tags":["x","y"]}"#] : []))
+            #expect(lines == (form == .countOnly ? [] : [#"{"id":1,"name":"a"}"#, #"{"id":2,"tags":["x","y"]}"#]))
         }
         // Not when a capture looks inside the elements: those need every token.
         let watched = try JSONExtractor(path: "items", capture: ["items.-1.id"])
         try watched.feed(Array(page.utf8))
         #expect(try watched.finish().captured["items.-1.id"] == .number("2"))
         #expect(watched.laneElements == 0)
+    }
+
+    /// Typed items read events: the lane records them byte for byte as the slow path does, the flag of an object
+    /// whose keys repeat included (and not set when distinct keys only collide in the key filter).
+    @Test func eventsAreRecordedAsTheSlowPathRecordsThem() throws {
+        let many = (0..<80).map { "\"key\($0)\":\($0)" }.joined(separator: ",")
+        let page = #"{"items":[{"a":1,"a":2},{"a\u0041":"x\n","b":[1,{"c":null}],"d":-0.5e+3},"s",1.5e3,"#
+            + #"true,false,null,[],{},{"#  + many + #"},{"#  + many + #","key3":"again"}]}"#
+        for chunkSize in [nil, 1, 7] {
+            let result = try extract(page, path: "items", form: .values, chunkSize: chunkSize)
+            #expect(result.raw.count == 11)
+            #expect(result.lines[0] == #"{"a":1,"a":2}"#)
+        }
+        let extractor = try JSONExtractor(path: "items", form: .values)
+        var flags: [Bool] = []
+        try extractor.feed(Array(page.utf8)) { element in
+            element.bytes.withUnsafeBytes { events in
+                let reader = EventReader(events)
+                if reader.tag(at: 0) == EventTag.object.rawValue { flags.append(reader.mayRepeatKeys(at: 0)) }
+            }
+        }
+        _ = try extractor.finish()
+        #expect(extractor.laneElements == 11)
+        #expect(flags == [true, false, false, false, true])
     }
 
     /// Memory stays bounded: an element the lane waits for is handed to the slow path past 1 MiB, and a

@@ -4,6 +4,8 @@ import Testing
 /// The outcome of running an extractor over a document.
 struct Extraction {
     var lines: [String] = []
+    /// Each element's bytes as the extractor holds them (the events themselves in the `.values` form).
+    var raw: [[UInt8]] = []
     var summary: JSONExtractor.Summary?
     var error: JSONError?
 }
@@ -24,6 +26,7 @@ func extract(
         bytes, path: path, capture: capture, form: form, limits: limits, chunkSize: chunkSize, splits: splits,
         fastLane: false)
     #expect(result.lines == slow.lines, "the fast lane changed the elements")
+    #expect(result.raw == slow.raw, "the fast lane changed the elements' bytes (events)")
     #expect(result.summary == slow.summary, "the fast lane changed the summary")
     if withoutExcerpt(result.error) != withoutExcerpt(slow.error) {
         // The lane hands the slow path what it held in one piece, as if those bytes had come whole; where the
@@ -49,7 +52,10 @@ private func extractOnce(
     let extractor = try JSONExtractor(
         path: path, capture: capture, form: form, limits: limits, wholeValue: false, fastLane: fastLane)
     var result = Extraction()
-    let collect: (JSONElement) -> Void = { result.lines.append(String(decoding: $0.json, as: UTF8.self)) }
+    let collect: (JSONElement) -> Void = {
+        result.lines.append(String(decoding: $0.json, as: UTF8.self))
+        result.raw.append(Array($0.bytes))
+    }
     var cuts: [Int]
     if let splits {
         cuts = splits

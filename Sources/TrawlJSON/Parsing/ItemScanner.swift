@@ -1,10 +1,11 @@
-/// The fast lane for the elements of the items array when they are written out as compact JSON or only
-/// counted (`trawl extract`, `trawl fetch`): whole elements are validated and copied straight from the input,
-/// without a parser callback per token.
+/// The fast lane for the elements of the items array when they are written out as compact JSON, recorded as
+/// events for decoding, or only counted (`trawl extract`, `trawl fetch`, typed items): whole elements are
+/// validated and copied straight from the input, without a parser callback per token.
 ///
 /// It accepts only what the slow path (yajl behind `InputScanner`) accepts, and writes exactly the bytes the
 /// slow path writes: the element without its insignificant whitespace, strings with escapes decoded and
-/// escaped again the way `JSONEscaping` does. Anything else stops it at the last element boundary (an invalid
+/// escaped again the way `JSONEscaping` does; or, as events, the encoding `ParseState` records (see
+/// `EventTag`), byte for byte, the repeated-keys flag of each object included. Anything else stops it at the last element boundary (an invalid
 /// or unusual element, a limit, an element nested too deep, the `]` that ends the array): the slow path then
 /// takes over from that byte and reports or handles what follows exactly as it would have. So errors, their
 /// offsets and the elements handed out before them do not depend on which path read the bytes.
@@ -13,22 +14,35 @@ struct ItemScanner {
     let maxLevels: Int
     let maxTokenBytes: Int
     let maxElementBytes: Int
-    /// `.json` form: elements are written to the output; otherwise they are only counted.
+    /// What is made of an element: compact JSON, events (the `.values` form) or nothing (counted only).
+    enum Output { case count, json, events }
+    let output: Output
+    /// `.json` form: elements are written to the output as compact JSON.
     let writes: Bool
     /// An element was taken since the array opened: the next byte (after whitespace) must be a comma or `]`.
     var afterValue: Bool
-    /// Strings with escapes are decoded here before they are escaped again.
+    /// Strings with escapes are decoded here before they are escaped again (or recorded).
     private var scratch = ByteBuffer()
+    /// The open containers of an element recorded as events, by level (1...63).
+    private var levels: UnsafeMutablePointer<EventLevel>?
 
-    init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, writes: Bool, afterValue: Bool) {
+    init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, output: Output, afterValue: Bool) {
         self.maxLevels = Swift.min(maxLevels, 63)
         self.maxTokenBytes = maxTokenBytes
         self.maxElementBytes = maxElementBytes
-        self.writes = writes
+        self.output = output
+        writes = output == .json
         self.afterValue = afterValue
+        if output == .events {
+            levels = UnsafeMutablePointer<EventLevel>.allocate(capacity: 64)
+        }
     }
 
-    mutating func release() { scratch.release() }
+    mutating func release() {
+        scratch.release()
+        levels?.deallocate()
+        levels = nil
+    }
 
     struct Result {
         /// The bytes up to the end of the last element taken: the slow path or the next call starts there.
@@ -42,7 +56,8 @@ struct ItemScanner {
     }
 
     /// Takes the complete elements at the start of `input` (which begins at an element boundary), writing each
-    /// to `out` followed by a line feed and its end to `ends` when `writes`.
+    /// to `out` followed by a line feed and its end to `ends` when `writes`; as events, each is written to `out`
+    /// and its end to `ends`, with no separator.
     mutating func scan(_ input: UnsafeRawBufferPointer, into out: inout ByteBuffer, ends: inout [Int]) -> Result {
         var result = Result()
         guard let base = input.baseAddress else { return result }
@@ -71,7 +86,12 @@ struct ItemScanner {
                 return result
             }
             let outStart = out.count
-            let elementEnd = element(base, p, end, &out, &newlines, &lastNewline)
+            let elementEnd =
+                if let levels {
+                    eventElement(base, p, end, &out, levels, &newlines, &lastNewline)
+                } else {
+                    element(base, p, end, &out, &newlines, &lastNewline)
+                }
             guard elementEnd >= 0 else {
                 out.truncate(to: outStart)
                 result.exit = elementEnd == Self.reject
@@ -80,6 +100,8 @@ struct ItemScanner {
             if writes {
                 ends.append(out.count)
                 out.append(UInt8(ascii: "\n"))
+            } else if levels != nil {
+                ends.append(out.count)
             }
             afterValue = true
             p = elementEnd
@@ -152,8 +174,9 @@ struct ItemScanner {
                     p = close + 1
                 } else if close == Self.escaped {
                     if writes { out.append(base + run, p - run) }
-                    let escapedEnd = escapedString(base, p, end, &out)
+                    let escapedEnd = escapedString(base, p, end)
                     guard escapedEnd >= 0 else { return escapedEnd }
+                    if writes { JSONEscaping.appendQuoted(decoded(base), scratch.count, to: &out) }
                     p = escapedEnd
                     run = p
                 } else {
@@ -223,6 +246,151 @@ struct ItemScanner {
                     }
                     return p
                 }
+                expect = Self.expectCommaOrClose
+            }
+        }
+    }
+
+    /// The string `escapedString` decoded (its bytes are in `scratch`).
+    @inline(__always)
+    private func decoded(_ base: UnsafeRawPointer) -> UnsafeRawPointer { UnsafeRawPointer(scratch.base) ?? base }
+
+    /// An open container of an element recorded as events: where its header is, its entries so far and the
+    /// key filter that tells whether an object's keys are all distinct (as `ParseState` keeps them).
+    struct EventLevel {
+        var header: Int
+        var count: Int
+        var keyFilter: UInt64
+        var mayRepeatKeys: Bool
+    }
+
+    /// As `element`, but the element is recorded as events: a tag per value, strings decoded, numbers as
+    /// written, each container's header patched when it closes. An element whose events pass the element
+    /// limit is left to the slow path, which fails it at the token that crosses it.
+    private mutating func eventElement(
+        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer,
+        _ levels: UnsafeMutablePointer<EventLevel>, _ newlines: inout Int, _ lastNewline: inout Int
+    ) -> Int {
+        let outStart = out.count
+        var p = start
+        var level = 0
+        var objects: UInt64 = 0
+        var expect = Self.expectValue
+        /// A value starts: an array counts it (an object counted its key).
+        @inline(__always) func valueStarts() {
+            if level > 0 && objects & (1 << UInt64(level)) == 0 { levels[level].count += 1 }
+        }
+        while true {
+            if p >= end { return Self.incomplete }
+            let byte = base.load(fromByteOffset: p, as: UInt8.self)
+            var valueEnded = false
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                p = skipWhitespace(base, p, end, &newlines, &lastNewline)
+                continue
+            case UInt8(ascii: "\""):
+                let isKey = expect == Self.expectKey || expect == Self.expectKeyOrClose
+                guard isKey || expect <= Self.expectValueOrClose else { return Self.reject }
+                let text: UnsafeRawPointer
+                let length: Int
+                let close = plainString(base, p, end)
+                if close >= 0 {
+                    text = base + p + 1
+                    length = close - p - 1
+                    p = close + 1
+                } else if close == Self.escaped {
+                    let escapedEnd = escapedString(base, p, end)
+                    guard escapedEnd >= 0 else { return escapedEnd }
+                    text = decoded(base)
+                    length = scratch.count
+                    p = escapedEnd
+                } else {
+                    return close
+                }
+                if isKey {
+                    let top = levels + level
+                    top.pointee.count += 1
+                    let bit = ParseState.keyBit(text, length)
+                    if top.pointee.keyFilter & bit != 0 && !top.pointee.mayRepeatKeys {
+                        top.pointee.mayRepeatKeys = ParseState.hasKey(
+                            text, length, inObjectAt: top.pointee.header, of: out)
+                    }
+                    top.pointee.keyFilter |= bit
+                    out.appendUInt32(UInt32(truncatingIfNeeded: length))
+                    out.append(text, length)
+                    expect = Self.expectColon
+                } else {
+                    valueStarts()
+                    ParseState.writeEvent(.string, text, length, into: &out)
+                    valueEnded = true
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard expect <= Self.expectValueOrClose, level < maxLevels else { return Self.reject }
+                valueStarts()
+                level += 1
+                let isArray = byte == UInt8(ascii: "[")
+                levels[level] = EventLevel(header: out.count, count: 0, keyFilter: 0, mayRepeatKeys: false)
+                ParseState.writeContainerHeader(isArray, into: &out)
+                if isArray {
+                    objects &= ~(1 << UInt64(level))
+                    expect = Self.expectValueOrClose
+                } else {
+                    objects |= 1 << UInt64(level)
+                    expect = Self.expectKeyOrClose
+                }
+                // Headers are the one part of the events larger than their bytes in the input.
+                if out.count - outStart > maxElementBytes { return Self.reject }
+                p += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                let isObject = objects & (1 << UInt64(level)) != 0
+                guard level > 0, isObject == (byte == UInt8(ascii: "}")) else { return Self.reject }
+                let empty = isObject ? expect == Self.expectKeyOrClose : expect == Self.expectValueOrClose
+                guard empty || expect == Self.expectCommaOrClose else { return Self.reject }
+                let top = levels[level]
+                ParseState.patchContainerHeader(
+                    at: top.header, count: top.count, mayRepeatKeys: top.mayRepeatKeys, in: &out)
+                level -= 1
+                p += 1
+                valueEnded = true
+            case UInt8(ascii: ","):
+                guard expect == Self.expectCommaOrClose else { return Self.reject }
+                expect = objects & (1 << UInt64(level)) != 0 ? Self.expectKey : Self.expectValue
+                p += 1
+            case UInt8(ascii: ":"):
+                guard expect == Self.expectColon else { return Self.reject }
+                expect = Self.expectValue
+                p += 1
+            case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
+                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                let length = byte == UInt8(ascii: "f") ? 5 : 4
+                guard p + length <= end else { return Self.incomplete }
+                let word = base.loadUnaligned(fromByteOffset: p + length - 4, as: UInt32.self)
+                let tag: EventTag
+                let wanted: UInt32
+                switch byte {
+                case UInt8(ascii: "t"): (tag, wanted) = (.true, 0x6575_7274)  // "true"
+                case UInt8(ascii: "n"): (tag, wanted) = (.null, 0x6C6C_756E)  // "null"
+                default: (tag, wanted) = (.false, 0x6573_6C61)  // "alse"
+                }
+                guard UInt32(littleEndian: word) == wanted else { return Self.reject }
+                p += length
+                if level == 0 && !Self.endsBareElement(base, p, end) { return p < end ? Self.reject : Self.incomplete }
+                valueStarts()
+                out.append(tag.rawValue)
+                valueEnded = true
+            default:
+                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                let numberEnd = number(base, p, end)
+                guard numberEnd >= 0 else { return numberEnd }
+                // The slow path hands out a bare number only once a byte it accepts follows it.
+                if level == 0 && !Self.endsBareElement(base, numberEnd, end) { return Self.reject }
+                valueStarts()
+                ParseState.writeEvent(.number, base + p, numberEnd - p, into: &out)
+                p = numberEnd
+                valueEnded = true
+            }
+            if valueEnded {
+                if level == 0 { return out.count - outStart > maxElementBytes ? Self.reject : p }
                 expect = Self.expectCommaOrClose
             }
         }
@@ -355,11 +523,9 @@ struct ItemScanner {
         return length
     }
 
-    /// A string with escapes, opening at `start`: decoded as yajl decodes it and written quoted as
-    /// `JSONEscaping` writes it. Returns the byte after its closing quote, `incomplete` or `reject`.
-    private mutating func escapedString(
-        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer
-    ) -> Int {
+    /// A string with escapes, opening at `start`: decoded into `scratch` as yajl decodes it. Returns the byte
+    /// after its closing quote, `incomplete` or `reject`.
+    private mutating func escapedString(_ base: UnsafeRawPointer, _ start: Int, _ end: Int) -> Int {
         @inline(__always) func at(_ k: Int) -> UInt8 { base.load(fromByteOffset: k, as: UInt8.self) }
         scratch.removeAll()
         var p = start + 1
@@ -369,12 +535,6 @@ struct ItemScanner {
             switch byte {
             case 0x22:
                 guard p - start - 1 <= maxTokenBytes else { return Self.reject }
-                if writes, let text = scratch.base {
-                    JSONEscaping.appendQuoted(text, scratch.count, to: &out)
-                } else if writes {
-                    out.append(UInt8(ascii: "\""))
-                    out.append(UInt8(ascii: "\""))
-                }
                 return p + 1
             case 0x5C:
                 guard p + 1 < end else { return Self.incomplete }

@@ -68,14 +68,22 @@ extension ParseState {
     /// Whether the object recorded at `offset` (still open) already has the key: the exact check
     /// behind a hit in its key filter. Its earlier values are complete, so they can be skipped.
     func recordedKey(_ text: UnsafeRawPointer, _ length: Int, in offset: Int) -> Bool {
-        guard let base = element.base else { return false }
-        let reader = EventReader(UnsafeRawBufferPointer(start: base, count: element.count))
+        Self.hasKey(text, length, inObjectAt: offset, of: element)
+    }
+
+    /// Whether the open object whose header is at `offset` in `events` already has the key (the fast lane
+    /// records objects the same way).
+    static func hasKey(
+        _ text: UnsafeRawPointer, _ length: Int, inObjectAt offset: Int, of events: ByteBuffer
+    ) -> Bool {
+        guard let base = events.base else { return false }
+        let reader = EventReader(UnsafeRawBufferPointer(start: base, count: events.count))
         var position = offset + EventTag.containerHeaderSize
-        while position < element.count {
+        while position < events.count {
             let keyLength = reader.uint32(at: position)
             if keyLength == length && memoryEqual(base + position + 4, text, length) { return true }
             let value = position + 4 + keyLength
-            guard value < element.count else { return false }
+            guard value < events.count else { return false }
             position = reader.end(of: value)
         }
         return false
