@@ -13,6 +13,8 @@ final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     init(_ stream: PageStream, decoding: any PayloadDecoding) {
         self.stream = stream
         self.decoding = decoding
+        // Room for a page of items, not a regrowth from empty on every page.
+        pending.reserveCapacity(64)
     }
 
     /// The page as the strategy sees it, once the body has ended.

@@ -120,6 +120,9 @@ struct ParseState {
             state: -1, childState: matcher.root, count: 0, elementOffset: 0, captureOffset: 0,
             keyLength: 0, keyAddress: 0, keyFilter: 0, mayRepeatKeys: false, isArray: false, isItems: false,
             takesFromEnd: false))
+        // A page's elements are handed out once or twice per page: room for a page of them, not a regrowth
+        // from empty in every extractor.
+        completedEnds.reserveCapacity(128)
     }
 
     mutating func release() {
