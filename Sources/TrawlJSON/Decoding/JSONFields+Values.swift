@@ -44,8 +44,24 @@ extension JSONFields {
 
     /// Any other value: nested `JSONFieldsDecodable` objects and arrays of them, and any `Decodable` (dates, URLs,
     /// enums, arrays of numbers, ...) as the `Decodable` path reads it, with the decoder's options.
+    ///
+    /// Disfavored, so that a type known to be `JSONFieldsDecodable` where it is read takes the overloads that go
+    /// straight to its initializer (this one still reads such types, found by a cached conformance lookup, when
+    /// they are only known as `Decodable`, as in generic code).
+    @_disfavoredOverload
     public mutating func decode<T: Decodable>(_ key: StaticString) throws -> T {
         try nested(T.self, at: value(key), key: key)
+    }
+
+    /// A nested object that reads itself through `JSONFieldsDecodable`: straight to its initializer, without
+    /// the conformance lookup the `Decodable` overload makes.
+    public mutating func decode<T: JSONFieldsDecodable>(_ key: StaticString) throws -> T {
+        try object(T.self, at: value(key), key: key)
+    }
+
+    /// An array of objects that read themselves through `JSONFieldsDecodable`.
+    public mutating func decode<T: JSONFieldsDecodable>(_ key: StaticString) throws -> [T] {
+        try objects(T.self, at: value(key), key: key)
     }
 
     // MARK: - Optional: nil when the key is missing or null
@@ -80,9 +96,20 @@ extension JSONFields {
         throw failure(Double.self, key, at: offset)
     }
 
+    @_disfavoredOverload
     public mutating func decodeIfPresent<T: Decodable>(_ key: StaticString) throws -> T? {
         guard let offset = present(key) else { return nil }
         return try nested(T.self, at: offset, key: key)
+    }
+
+    public mutating func decodeIfPresent<T: JSONFieldsDecodable>(_ key: StaticString) throws -> T? {
+        guard let offset = present(key) else { return nil }
+        return try object(T.self, at: offset, key: key)
+    }
+
+    public mutating func decodeIfPresent<T: JSONFieldsDecodable>(_ key: StaticString) throws -> [T]? {
+        guard let offset = present(key) else { return nil }
+        return try objects(T.self, at: offset, key: key)
     }
 
     // MARK: - Helpers
@@ -101,24 +128,42 @@ extension JSONFields {
         return decoder.doubleIfValid(at: offset)
     }
 
+    /// The path a nested value's own path starts from: this object's path when it has a key or an index of its
+    /// own (a nested object's nested object), else its parent's (the key is added by the nested value).
+    private var nestedParentPath: CodingPath { key != nil || index != nil ? path : parentPath }
+
+    /// The object at `offset` as `T`, read through its `JSONFieldsDecodable` initializer.
+    private func object<T: JSONFieldsDecodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
+        guard reader.tag(at: offset) == EventTag.object.rawValue else {
+            throw decoder.mismatch([String: Any].self, at: offset, path: path(key))
+        }
+        return try decoder.fields(T.self, at: offset, parentPath: nestedParentPath, key: key)
+    }
+
+    /// The array of objects at `offset` as `[T]`, each read through its `JSONFieldsDecodable` initializer.
+    private func objects<T: JSONFieldsDecodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> [T] {
+        guard reader.tag(at: offset) == EventTag.array.rawValue else {
+            throw decoder.mismatch([Any].self, at: offset, path: path(key))
+        }
+        return try decoder.objects(T.self, at: offset, parentPath: nestedParentPath, key: key)
+    }
+
     /// A value that is not one of the scalars above: through `JSONFieldsDecodable` when its type (or its element
     /// type, for an array) conforms, with the coding path still in parts; otherwise through `Decodable`.
     private func nested<T: Decodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
-        // This object's own key moves into the parent path only when it has one (a nested object's nested object).
-        let hasOwnKey = self.key != nil || index != nil
         switch decoder.fieldsConformance(T.self) {
         case .object(let fieldsType):
             guard reader.tag(at: offset) == EventTag.object.rawValue else {
                 throw decoder.mismatch([String: Any].self, at: offset, path: path(key))
             }
             return try decoder.decodeFields(
-                fieldsType, as: T.self, at: offset, parentPath: hasOwnKey ? path : parentPath, key: key)
+                fieldsType, as: T.self, at: offset, parentPath: nestedParentPath, key: key)
         case .array(let arrayType):
             guard reader.tag(at: offset) == EventTag.array.rawValue else {
                 throw decoder.mismatch([Any].self, at: offset, path: path(key))
             }
             return try decoder.decodeObjects(
-                arrayType, as: T.self, at: offset, parentPath: hasOwnKey ? path : parentPath, key: key)
+                arrayType, as: T.self, at: offset, parentPath: nestedParentPath, key: key)
         case nil:
             return try decoder.unwrap(T.self, at: offset, path: path(key))
         }
