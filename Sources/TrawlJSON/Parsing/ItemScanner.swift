@@ -339,7 +339,7 @@ struct ItemScanner {
                     expect = Self.expectKeyOrClose
                 }
                 // Headers are the one part of the events larger than their bytes in the input.
-                if out.count - outStart > maxElementBytes { return Self.reject }
+                if out.count > outStart + maxElementBytes { return Self.reject }
                 p += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 let isObject = objects & (1 << UInt64(level)) != 0
