@@ -7,14 +7,12 @@
 final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     let stream: PageStream
     private let decoding: any PayloadDecoding
-    private var pending: [Item] = []
-    private var nextIndex = 0
+    /// Decoded, not yet handed out (each item is moved out when it is: no copy).
+    private let pending = ItemQueue<Item>(capacity: 64)
 
     init(_ stream: PageStream, decoding: any PayloadDecoding) {
         self.stream = stream
         self.decoding = decoding
-        // Room for a page of items, not a regrowth from empty on every page.
-        pending.reserveCapacity(64)
     }
 
     /// The page as the strategy sees it, once the body has ended.
@@ -24,12 +22,7 @@ final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     /// A failure is thrown once the items decoded before it have been handed out.
     func next(isolation actor: isolated (any Actor)? = #isolation) async throws(PaginationError) -> Item? {
         while true {
-            if nextIndex < pending.count {
-                defer { nextIndex += 1 }
-                return pending[nextIndex]
-            }
-            pending.removeAll(keepingCapacity: true)
-            nextIndex = 0
+            if let item = pending.take() { return item }
             if stream.response != nil { return nil }
             let decoding = decoding
             do {
