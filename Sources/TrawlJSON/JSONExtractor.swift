@@ -252,6 +252,15 @@ public final class JSONExtractor {
         while start < bytes.count {
             let end = Swift.min(bytes.count, start + size)
             if let handedOver = try slowIngest(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), onElement) {
+                // The bytes after the `[` are usually the end of this slice: then the lane reads on from them
+                // in `bytes` itself, not from a copy it would have to join to the rest of the chunk.
+                let tail = end - handedOver.count
+                if tail >= 0, let base = bytes.baseAddress,
+                    handedOver.withUnsafeBytes({ memoryEqual($0.baseAddress, base + tail, $0.count) })
+                {
+                    try route(UnsafeRawBufferPointer(rebasing: bytes[tail...]), onElement)
+                    return
+                }
                 try handedOver.withUnsafeBytes { try route($0, onElement) }
                 try route(UnsafeRawBufferPointer(rebasing: bytes[end...]), onElement)
                 return

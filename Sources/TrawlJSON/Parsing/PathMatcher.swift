@@ -133,6 +133,12 @@ struct PathMatcher {
 func memoryEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer, _ length: Int) -> Bool {
     guard let a else { return length == 0 }
     var i = 0
+    while i + 8 <= length {
+        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            return false
+        }
+        i += 8
+    }
     while i < length {
         if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
         i += 1
