@@ -22,6 +22,8 @@ enum JSONChunkingTarget {
     struct Outcome: Equatable {
         var elements: [[UInt8]] = []
         var values: [JSONValue] = []
+        /// The `.values` form's elements as recorded (the event bytes the decoders read).
+        var events: [[UInt8]] = []
         var summary: JSONExtractor.Summary?
         var error: JSONError?
     }
@@ -81,7 +83,9 @@ enum JSONChunkingTarget {
         let onElement: (JSONElement) throws -> Void = { element in
             switch form {
             case .json: outcome.elements.append(Array(element.json))
-            case .values: outcome.values.append(element.value)
+            case .values:
+                outcome.values.append(element.value)
+                outcome.events.append(Array(element.bytes))
             case .countOnly: require(false, "onElement called in countOnly form")
             }
         }
