@@ -136,12 +136,87 @@ struct ItemScanner {
     }
 
     // What the next token may be.
-    private static let expectValue: UInt8 = 0
-    private static let expectValueOrClose: UInt8 = 1
-    private static let expectKey: UInt8 = 2
-    private static let expectKeyOrClose: UInt8 = 3
-    private static let expectColon: UInt8 = 4
-    private static let expectCommaOrClose: UInt8 = 5
+    fileprivate static let expectValue: UInt8 = 0
+    fileprivate static let expectValueOrClose: UInt8 = 1
+    fileprivate static let expectKey: UInt8 = 2
+    fileprivate static let expectKeyOrClose: UInt8 = 3
+    fileprivate static let expectColon: UInt8 = 4
+    fileprivate static let expectCommaOrClose: UInt8 = 5
+
+    /// Where an element's scan is in JSON's grammar: its nesting (which levels are objects) and what the next
+    /// token may be. Shared by the two ways an element is written (`element`, `eventElement`).
+    struct Grammar {
+        private(set) var level = 0
+        private var objects: UInt64 = 0
+        private var expect = ItemScanner.expectValue
+
+        var expectsKey: Bool { expect == ItemScanner.expectKey || expect == ItemScanner.expectKeyOrClose }
+        var expectsValue: Bool { expect <= ItemScanner.expectValueOrClose }
+        /// The innermost open container is an object.
+        var inObject: Bool { objects & (1 << UInt64(level)) != 0 }
+
+        /// A `{` or `[`; false when no value may start here or it would open more than `maxLevels` levels.
+        @inline(__always)
+        mutating func open(isArray: Bool, maxLevels: Int) -> Bool {
+            guard expectsValue, level < maxLevels else { return false }
+            level += 1
+            if isArray {
+                objects &= ~(1 << UInt64(level))
+                expect = ItemScanner.expectValueOrClose
+            } else {
+                objects |= 1 << UInt64(level)
+                expect = ItemScanner.expectKeyOrClose
+            }
+            return true
+        }
+
+        /// A `}` or `]`: whether it closes the innermost container here (the level is left to `closed()`).
+        @inline(__always)
+        func closes(_ byte: UInt8) -> Bool {
+            guard level > 0, inObject == (byte == UInt8(ascii: "}")) else { return false }
+            let empty = inObject ? expect == ItemScanner.expectKeyOrClose : expect == ItemScanner.expectValueOrClose
+            return empty || expect == ItemScanner.expectCommaOrClose
+        }
+
+        @inline(__always)
+        mutating func closed() { level -= 1 }
+
+        @inline(__always)
+        mutating func comma() -> Bool {
+            guard expect == ItemScanner.expectCommaOrClose else { return false }
+            expect = inObject ? ItemScanner.expectKey : ItemScanner.expectValue
+            return true
+        }
+
+        @inline(__always)
+        mutating func colon() -> Bool {
+            guard expect == ItemScanner.expectColon else { return false }
+            expect = ItemScanner.expectValue
+            return true
+        }
+
+        @inline(__always)
+        mutating func keyEnded() { expect = ItemScanner.expectColon }
+
+        @inline(__always)
+        mutating func valueEnded() { expect = ItemScanner.expectCommaOrClose }
+    }
+
+    /// The literal (`true`, `null`, `false`) whose first byte `byte` is at `p`: its length, or `incomplete` or
+    /// `reject`.
+    @inline(__always)
+    private static func literal(_ base: UnsafeRawPointer, _ p: Int, _ end: Int, _ byte: UInt8) -> Int {
+        let length = byte == UInt8(ascii: "f") ? 5 : 4
+        guard p + length <= end else { return incomplete }
+        let word = base.loadUnaligned(fromByteOffset: p + length - 4, as: UInt32.self)
+        let wanted: UInt32 =
+            switch byte {
+            case UInt8(ascii: "t"): 0x6575_7274  // "true"
+            case UInt8(ascii: "n"): 0x6C6C_756E  // "null"
+            default: 0x6573_6C61  // "alse"
+            }
+        return UInt32(littleEndian: word) == wanted ? length : reject
+    }
 
     /// One element starting at `start`: its end, or `incomplete` (the input ends inside it) or `reject`.
     /// The bytes of the element are written to `out` as runs between whitespace.
@@ -153,9 +228,7 @@ struct ItemScanner {
         let outStart = out.count
         var p = start
         var run = start
-        var level = 0
-        var objects: UInt64 = 0
-        var expect = Self.expectValue
+        var grammar = Grammar()
         while true {
             if p >= end { return Self.incomplete }
             let byte = base.load(fromByteOffset: p, as: UInt8.self)
@@ -167,8 +240,8 @@ struct ItemScanner {
                 run = p
                 continue
             case UInt8(ascii: "\""):
-                let isKey = expect == Self.expectKey || expect == Self.expectKeyOrClose
-                guard isKey || expect <= Self.expectValueOrClose else { return Self.reject }
+                let isKey = grammar.expectsKey
+                guard isKey || grammar.expectsValue else { return Self.reject }
                 let close = plainString(base, p, end)
                 if close >= 0 {
                     p = close + 1
@@ -183,70 +256,51 @@ struct ItemScanner {
                     return close
                 }
                 if isKey {
-                    expect = Self.expectColon
+                    grammar.keyEnded()
                 } else {
                     valueEnded = true
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard expect <= Self.expectValueOrClose, level < maxLevels else { return Self.reject }
-                level += 1
-                if byte == UInt8(ascii: "{") {
-                    objects |= 1 << UInt64(level)
-                    expect = Self.expectKeyOrClose
-                } else {
-                    objects &= ~(1 << UInt64(level))
-                    expect = Self.expectValueOrClose
-                }
+                guard grammar.open(isArray: byte == UInt8(ascii: "["), maxLevels: maxLevels) else { return Self.reject }
                 p += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                let isObject = objects & (1 << UInt64(level)) != 0
-                guard level > 0, isObject == (byte == UInt8(ascii: "}")) else { return Self.reject }
-                let empty = isObject ? expect == Self.expectKeyOrClose : expect == Self.expectValueOrClose
-                guard empty || expect == Self.expectCommaOrClose else { return Self.reject }
-                level -= 1
+                guard grammar.closes(byte) else { return Self.reject }
+                grammar.closed()
                 p += 1
                 valueEnded = true
             case UInt8(ascii: ","):
-                guard expect == Self.expectCommaOrClose else { return Self.reject }
-                expect = objects & (1 << UInt64(level)) != 0 ? Self.expectKey : Self.expectValue
+                guard grammar.comma() else { return Self.reject }
                 p += 1
             case UInt8(ascii: ":"):
-                guard expect == Self.expectColon else { return Self.reject }
-                expect = Self.expectValue
+                guard grammar.colon() else { return Self.reject }
                 p += 1
             case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
-                guard expect <= Self.expectValueOrClose else { return Self.reject }
-                let length = byte == UInt8(ascii: "f") ? 5 : 4
-                guard p + length <= end else { return Self.incomplete }
-                let word = base.loadUnaligned(fromByteOffset: p + length - 4, as: UInt32.self)
-                let wanted: UInt32 =
-                    switch byte {
-                    case UInt8(ascii: "t"): 0x6575_7274  // "true"
-                    case UInt8(ascii: "n"): 0x6C6C_756E  // "null"
-                    default: 0x6573_6C61  // "alse"
-                    }
-                guard UInt32(littleEndian: word) == wanted else { return Self.reject }
+                guard grammar.expectsValue else { return Self.reject }
+                let length = Self.literal(base, p, end, byte)
+                guard length >= 0 else { return length }
                 p += length
                 valueEnded = true
-                if level == 0 && !Self.endsBareElement(base, p, end) { return p < end ? Self.reject : Self.incomplete }
+                if grammar.level == 0 && !Self.endsBareElement(base, p, end) {
+                    return p < end ? Self.reject : Self.incomplete
+                }
             default:
-                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                guard grammar.expectsValue else { return Self.reject }
                 let numberEnd = number(base, p, end)
                 guard numberEnd >= 0 else { return numberEnd }
                 p = numberEnd
                 valueEnded = true
                 // The slow path hands out a bare number only once a byte it accepts follows it.
-                if level == 0 && !Self.endsBareElement(base, p, end) { return Self.reject }
+                if grammar.level == 0 && !Self.endsBareElement(base, p, end) { return Self.reject }
             }
             if valueEnded {
-                if level == 0 {
+                if grammar.level == 0 {
                     if writes {
                         out.append(base + run, p - run)
                         if out.count - outStart > maxElementBytes { return Self.reject }
                     }
                     return p
                 }
-                expect = Self.expectCommaOrClose
+                grammar.valueEnded()
             }
         }
     }
@@ -273,12 +327,10 @@ struct ItemScanner {
     ) -> Int {
         let outStart = out.count
         var p = start
-        var level = 0
-        var objects: UInt64 = 0
-        var expect = Self.expectValue
+        var grammar = Grammar()
         /// A value starts: an array counts it (an object counted its key).
         @inline(__always) func valueStarts() {
-            if level > 0 && objects & (1 << UInt64(level)) == 0 { levels[level].count += 1 }
+            if grammar.level > 0 && !grammar.inObject { levels[grammar.level].count += 1 }
         }
         while true {
             if p >= end { return Self.incomplete }
@@ -289,8 +341,8 @@ struct ItemScanner {
                 p = skipWhitespace(base, p, end, &newlines, &lastNewline)
                 continue
             case UInt8(ascii: "\""):
-                let isKey = expect == Self.expectKey || expect == Self.expectKeyOrClose
-                guard isKey || expect <= Self.expectValueOrClose else { return Self.reject }
+                let isKey = grammar.expectsKey
+                guard isKey || grammar.expectsValue else { return Self.reject }
                 let text: UnsafeRawPointer
                 let length: Int
                 let close = plainString(base, p, end)
@@ -308,7 +360,7 @@ struct ItemScanner {
                     return close
                 }
                 if isKey {
-                    let top = levels + level
+                    let top = levels + grammar.level
                     top.pointee.count += 1
                     let bit = ParseState.keyBit(text, length)
                     if top.pointee.keyFilter & bit != 0 && !top.pointee.mayRepeatKeys {
@@ -318,80 +370,62 @@ struct ItemScanner {
                     top.pointee.keyFilter |= bit
                     out.appendUInt32(UInt32(truncatingIfNeeded: length))
                     out.append(text, length)
-                    expect = Self.expectColon
+                    grammar.keyEnded()
                 } else {
                     valueStarts()
                     ParseState.writeEvent(.string, text, length, into: &out)
                     valueEnded = true
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard expect <= Self.expectValueOrClose, level < maxLevels else { return Self.reject }
-                valueStarts()
-                level += 1
                 let isArray = byte == UInt8(ascii: "[")
-                levels[level] = EventLevel(header: out.count, count: 0, keyFilter: 0, mayRepeatKeys: false)
+                guard grammar.expectsValue else { return Self.reject }
+                valueStarts()
+                guard grammar.open(isArray: isArray, maxLevels: maxLevels) else { return Self.reject }
+                levels[grammar.level] = EventLevel(header: out.count, count: 0, keyFilter: 0, mayRepeatKeys: false)
                 ParseState.writeContainerHeader(isArray, into: &out)
-                if isArray {
-                    objects &= ~(1 << UInt64(level))
-                    expect = Self.expectValueOrClose
-                } else {
-                    objects |= 1 << UInt64(level)
-                    expect = Self.expectKeyOrClose
-                }
                 // Headers are the one part of the events larger than their bytes in the input.
                 if out.count > outStart + maxElementBytes { return Self.reject }
                 p += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                let isObject = objects & (1 << UInt64(level)) != 0
-                guard level > 0, isObject == (byte == UInt8(ascii: "}")) else { return Self.reject }
-                let empty = isObject ? expect == Self.expectKeyOrClose : expect == Self.expectValueOrClose
-                guard empty || expect == Self.expectCommaOrClose else { return Self.reject }
-                let top = levels[level]
+                guard grammar.closes(byte) else { return Self.reject }
+                let top = levels[grammar.level]
                 ParseState.patchContainerHeader(
                     at: top.header, count: top.count, mayRepeatKeys: top.mayRepeatKeys, in: &out)
-                level -= 1
+                grammar.closed()
                 p += 1
                 valueEnded = true
             case UInt8(ascii: ","):
-                guard expect == Self.expectCommaOrClose else { return Self.reject }
-                expect = objects & (1 << UInt64(level)) != 0 ? Self.expectKey : Self.expectValue
+                guard grammar.comma() else { return Self.reject }
                 p += 1
             case UInt8(ascii: ":"):
-                guard expect == Self.expectColon else { return Self.reject }
-                expect = Self.expectValue
+                guard grammar.colon() else { return Self.reject }
                 p += 1
             case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
-                guard expect <= Self.expectValueOrClose else { return Self.reject }
-                let length = byte == UInt8(ascii: "f") ? 5 : 4
-                guard p + length <= end else { return Self.incomplete }
-                let word = base.loadUnaligned(fromByteOffset: p + length - 4, as: UInt32.self)
-                let tag: EventTag
-                let wanted: UInt32
-                switch byte {
-                case UInt8(ascii: "t"): (tag, wanted) = (.true, 0x6575_7274)  // "true"
-                case UInt8(ascii: "n"): (tag, wanted) = (.null, 0x6C6C_756E)  // "null"
-                default: (tag, wanted) = (.false, 0x6573_6C61)  // "alse"
-                }
-                guard UInt32(littleEndian: word) == wanted else { return Self.reject }
+                guard grammar.expectsValue else { return Self.reject }
+                let length = Self.literal(base, p, end, byte)
+                guard length >= 0 else { return length }
                 p += length
-                if level == 0 && !Self.endsBareElement(base, p, end) { return p < end ? Self.reject : Self.incomplete }
+                if grammar.level == 0 && !Self.endsBareElement(base, p, end) {
+                    return p < end ? Self.reject : Self.incomplete
+                }
                 valueStarts()
+                let tag: EventTag = byte == UInt8(ascii: "t") ? .true : byte == UInt8(ascii: "n") ? .null : .false
                 out.append(tag.rawValue)
                 valueEnded = true
             default:
-                guard expect <= Self.expectValueOrClose else { return Self.reject }
+                guard grammar.expectsValue else { return Self.reject }
                 let numberEnd = number(base, p, end)
                 guard numberEnd >= 0 else { return numberEnd }
                 // The slow path hands out a bare number only once a byte it accepts follows it.
-                if level == 0 && !Self.endsBareElement(base, numberEnd, end) { return Self.reject }
+                if grammar.level == 0 && !Self.endsBareElement(base, numberEnd, end) { return Self.reject }
                 valueStarts()
                 ParseState.writeEvent(.number, base + p, numberEnd - p, into: &out)
                 p = numberEnd
                 valueEnded = true
             }
             if valueEnded {
-                if level == 0 { return out.count - outStart > maxElementBytes ? Self.reject : p }
-                expect = Self.expectCommaOrClose
+                if grammar.level == 0 { return out.count - outStart > maxElementBytes ? Self.reject : p }
+                grammar.valueEnded()
             }
         }
     }
