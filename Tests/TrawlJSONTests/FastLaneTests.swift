@@ -142,6 +142,23 @@ import Testing
         #expect(flags == [true, false, false, false, true])
     }
 
+    /// The lane accepts only what the grammar allows: a value where a key must be, a key without its value, a
+    /// closer of the other kind or a missing comma is left to the slow path, which fails it at the same byte.
+    @Test func malformedContainersAreLeftToTheSlowPath() throws {
+        let elements = [
+            #"{"a":1,2}"#, #"{"a":1,[]}"#, #"{"a":1,"b"}"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{1:2}"#, #"[1,2}"#,
+            #"{"a":1]"#, #"[1 2]"#, #"{"a":1 "b":2}"#, #"[,1]"#, #"{,"a":1}"#, #"{"a"::1}"#, #"[1,]"#,
+        ]
+        for element in elements {
+            for form in [JSONExtractor.Form.json, .values, .countOnly] {
+                let page = #"{"items":[{"ok":true},"# + element + #",{"after":1}]}"#
+                let result = try extract(page, path: "items", form: form)
+                #expect(result.error != nil, "\(element) in form \(form) was accepted")
+                #expect(result.lines.count == (form == .countOnly ? 0 : 1), "\(element): the element before it")
+            }
+        }
+    }
+
     /// Memory stays bounded: an element the lane waits for is handed to the slow path past 1 MiB, and a
     /// string or number past the token limit as soon as it passes it.
     @Test func aHugeElementGoesToTheSlowPath() throws {
