@@ -5,10 +5,11 @@
 /// It accepts only what the slow path (yajl behind `InputScanner`) accepts, and writes exactly the bytes the
 /// slow path writes: the element without its insignificant whitespace, strings with escapes decoded and
 /// escaped again the way `JSONEscaping` does; or, as events, the encoding `ParseState` records (see
-/// `EventTag`), byte for byte, the repeated-keys flag of each object included. Anything else stops it at the last element boundary (an invalid
-/// or unusual element, a limit, an element nested too deep, the `]` that ends the array): the slow path then
-/// takes over from that byte and reports or handles what follows exactly as it would have. So errors, their
-/// offsets and the elements handed out before them do not depend on which path read the bytes.
+/// `EventTag`), byte for byte, the repeated-keys flag of each object included. Anything else stops it at the
+/// last element boundary (an invalid or unusual element, a limit, an element nested too deep, the `]` that ends
+/// the array): the slow path then takes over from that byte and reports or handles what follows exactly as it
+/// would have. So errors, their offsets and the elements handed out before them do not depend on which path
+/// read the bytes.
 struct ItemScanner {
     /// How many levels an element may open (the depth limit less the items array's own depth).
     let maxLevels: Int
@@ -16,7 +17,6 @@ struct ItemScanner {
     let maxElementBytes: Int
     /// What is made of an element: compact JSON, events (the `.values` form) or nothing (counted only).
     enum Output { case count, json, events }
-    let output: Output
     /// `.json` form: elements are written to the output as compact JSON.
     let writes: Bool
     /// An element was taken since the array opened: the next byte (after whitespace) must be a comma or `]`.
@@ -30,7 +30,6 @@ struct ItemScanner {
         self.maxLevels = Swift.min(maxLevels, 63)
         self.maxTokenBytes = maxTokenBytes
         self.maxElementBytes = maxElementBytes
-        self.output = output
         writes = output == .json
         self.afterValue = afterValue
         if output == .events {
