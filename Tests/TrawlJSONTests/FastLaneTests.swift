@@ -166,8 +166,22 @@ import Testing
     @Test func aHugeElementGoesToTheSlowPath() throws {
         let big = "[" + String(repeating: "\"abcdefghij\",", count: 150_000) + "1]"
         let document = Array(("{\"items\":[1," + big + ",2]}").utf8)
-        let result = try extract(document, path: "items", chunkSize: 65536)
-        #expect(result.lines.count == 3)
-        #expect(result.lines.first == "1" && result.lines.last == "2")
+        for form in [JSONExtractor.Form.json, .values] {
+            let result = try extract(document, path: "items", form: form, chunkSize: 65536)
+            #expect(result.lines.count == 3)
+            #expect(result.lines.first == "1" && result.lines.last == "2")
+        }
+    }
+
+    /// An element nested deeper than the lane goes (63 levels) is read by the slow path, in every form.
+    @Test func aDeepElementGoesToTheSlowPath() throws {
+        let deep = String(repeating: "[{\"k\":", count: 40) + "0" + String(repeating: "}]", count: 40)
+        let document = #"{"items":[{"a":1},"# + deep + #",{"b":2}]}"#
+        for form in [JSONExtractor.Form.json, .values, .countOnly] {
+            let result = try extract(document, path: "items", form: form, chunkSize: 100)
+            #expect(result.error == nil)
+            #expect(result.summary?.elementCount == 3)
+            if form != .countOnly { #expect(result.lines[1] == deep) }
+        }
     }
 }
