@@ -85,12 +85,17 @@ struct ItemScanner {
                 return result
             }
             let outStart = out.count
-            let elementEnd =
-                if let levels {
-                    eventElement(base, p, end, &out, levels, &newlines, &lastNewline)
-                } else {
-                    element(base, p, end, &out, &newlines, &lastNewline)
-                }
+            let elementEnd: Int
+            if let levels {
+                var writer = EventWriter(levels: levels, maxElementBytes: maxElementBytes)
+                elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
+            } else if writes {
+                var writer = JSONRunWriter(run: p, maxElementBytes: maxElementBytes)
+                elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
+            } else {
+                var writer = CountWriter()
+                elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
+            }
             guard elementEnd >= 0 else {
                 out.truncate(to: outStart)
                 result.exit = elementEnd == Self.reject
@@ -217,16 +222,15 @@ struct ItemScanner {
         return UInt32(littleEndian: word) == wanted ? length : reject
     }
 
-    /// One element starting at `start`: its end, or `incomplete` (the input ends inside it) or `reject`.
-    /// The bytes of the element are written to `out` as runs between whitespace.
+    /// One element starting at `start`: its end, or `incomplete` (the input ends inside it) or `reject`. The
+    /// grammar is checked here; `writer` makes the output (compact JSON, events or nothing) from the tokens.
     @inline(__always)
-    private mutating func element(
-        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer, _ newlines: inout Int,
-        _ lastNewline: inout Int
+    private mutating func element<Writer: LaneWriter>(
+        _ writer: inout Writer, _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer,
+        _ newlines: inout Int, _ lastNewline: inout Int
     ) -> Int {
         let outStart = out.count
         var p = start
-        var run = start
         var grammar = Grammar()
         while true {
             if p >= end { return Self.incomplete }
@@ -234,36 +238,50 @@ struct ItemScanner {
             var valueEnded = false
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
-                if writes { out.append(base + run, p - run) }
+                let from = p
                 p = skipWhitespace(base, p, end, &newlines, &lastNewline)
-                run = p
+                writer.whitespace(base, from: from, to: p, &out)
                 continue
             case UInt8(ascii: "\""):
                 let isKey = grammar.expectsKey
                 guard isKey || grammar.expectsValue else { return Self.reject }
+                let quote = p
+                let text: UnsafeRawPointer
+                let length: Int
                 let close = plainString(base, p, end)
                 if close >= 0 {
+                    text = base + p + 1
+                    length = close - p - 1
                     p = close + 1
                 } else if close == Self.escaped {
-                    if writes { out.append(base + run, p - run) }
                     let escapedEnd = escapedString(base, p, end)
                     guard escapedEnd >= 0 else { return escapedEnd }
-                    if writes { JSONEscaping.appendQuoted(decoded(base), scratch.count, to: &out) }
+                    text = decoded(base)
+                    length = scratch.count
                     p = escapedEnd
-                    run = p
+                    writer.escapedString(base, quote: quote, after: p, text, length, &out)
                 } else {
                     return close
                 }
                 if isKey {
+                    writer.key(text, length, level: grammar.level, &out)
                     grammar.keyEnded()
                 } else {
+                    writer.valueStarts(grammar)
+                    writer.string(text, length, &out)
                     valueEnded = true
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard grammar.open(isArray: byte == UInt8(ascii: "["), maxLevels: maxLevels) else { return Self.reject }
+                let isArray = byte == UInt8(ascii: "[")
+                guard grammar.expectsValue else { return Self.reject }
+                writer.valueStarts(grammar)
+                guard grammar.open(isArray: isArray, maxLevels: maxLevels),
+                    writer.opened(isArray: isArray, level: grammar.level, outStart: outStart, &out)
+                else { return Self.reject }
                 p += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 guard grammar.closes(byte) else { return Self.reject }
+                writer.closes(level: grammar.level, &out)
                 grammar.closed()
                 p += 1
                 valueEnded = true
@@ -278,27 +296,25 @@ struct ItemScanner {
                 let length = Self.literal(base, p, end, byte)
                 guard length >= 0 else { return length }
                 p += length
-                valueEnded = true
                 if grammar.level == 0 && !Self.endsBareElement(base, p, end) {
                     return p < end ? Self.reject : Self.incomplete
                 }
+                writer.valueStarts(grammar)
+                writer.literal(byte == UInt8(ascii: "t") ? .true : byte == UInt8(ascii: "n") ? .null : .false, &out)
+                valueEnded = true
             default:
                 guard grammar.expectsValue else { return Self.reject }
                 let numberEnd = number(base, p, end)
                 guard numberEnd >= 0 else { return numberEnd }
+                // The slow path hands out a bare number only once a byte it accepts follows it.
+                if grammar.level == 0 && !Self.endsBareElement(base, numberEnd, end) { return Self.reject }
+                writer.valueStarts(grammar)
+                writer.number(base + p, numberEnd - p, &out)
                 p = numberEnd
                 valueEnded = true
-                // The slow path hands out a bare number only once a byte it accepts follows it.
-                if grammar.level == 0 && !Self.endsBareElement(base, p, end) { return Self.reject }
             }
             if valueEnded {
-                if grammar.level == 0 {
-                    if writes {
-                        out.append(base + run, p - run)
-                        if out.count - outStart > maxElementBytes { return Self.reject }
-                    }
-                    return p
-                }
+                if grammar.level == 0 { return writer.ends(base, at: p, outStart: outStart, &out) ? p : Self.reject }
                 grammar.valueEnded()
             }
         }
@@ -315,118 +331,6 @@ struct ItemScanner {
         var count: Int
         var keyFilter: UInt64
         var mayRepeatKeys: Bool
-    }
-
-    /// As `element`, but the element is recorded as events: a tag per value, strings decoded, numbers as
-    /// written, each container's header patched when it closes. An element whose events pass the element
-    /// limit is left to the slow path, which fails it at the token that crosses it.
-    private mutating func eventElement(
-        _ base: UnsafeRawPointer, _ start: Int, _ end: Int, _ out: inout ByteBuffer,
-        _ levels: UnsafeMutablePointer<EventLevel>, _ newlines: inout Int, _ lastNewline: inout Int
-    ) -> Int {
-        let outStart = out.count
-        var p = start
-        var grammar = Grammar()
-        /// A value starts: an array counts it (an object counted its key).
-        @inline(__always) func valueStarts() {
-            if grammar.level > 0 && !grammar.inObject { levels[grammar.level].count += 1 }
-        }
-        while true {
-            if p >= end { return Self.incomplete }
-            let byte = base.load(fromByteOffset: p, as: UInt8.self)
-            var valueEnded = false
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                p = skipWhitespace(base, p, end, &newlines, &lastNewline)
-                continue
-            case UInt8(ascii: "\""):
-                let isKey = grammar.expectsKey
-                guard isKey || grammar.expectsValue else { return Self.reject }
-                let text: UnsafeRawPointer
-                let length: Int
-                let close = plainString(base, p, end)
-                if close >= 0 {
-                    text = base + p + 1
-                    length = close - p - 1
-                    p = close + 1
-                } else if close == Self.escaped {
-                    let escapedEnd = escapedString(base, p, end)
-                    guard escapedEnd >= 0 else { return escapedEnd }
-                    text = decoded(base)
-                    length = scratch.count
-                    p = escapedEnd
-                } else {
-                    return close
-                }
-                if isKey {
-                    let top = levels + grammar.level
-                    top.pointee.count += 1
-                    let bit = ParseState.keyBit(text, length)
-                    if top.pointee.keyFilter & bit != 0 && !top.pointee.mayRepeatKeys {
-                        top.pointee.mayRepeatKeys = ParseState.hasKey(
-                            text, length, inObjectAt: top.pointee.header, of: out)
-                    }
-                    top.pointee.keyFilter |= bit
-                    out.appendUInt32(UInt32(truncatingIfNeeded: length))
-                    out.append(text, length)
-                    grammar.keyEnded()
-                } else {
-                    valueStarts()
-                    ParseState.writeEvent(.string, text, length, into: &out)
-                    valueEnded = true
-                }
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let isArray = byte == UInt8(ascii: "[")
-                guard grammar.expectsValue else { return Self.reject }
-                valueStarts()
-                guard grammar.open(isArray: isArray, maxLevels: maxLevels) else { return Self.reject }
-                levels[grammar.level] = EventLevel(header: out.count, count: 0, keyFilter: 0, mayRepeatKeys: false)
-                ParseState.writeContainerHeader(isArray, into: &out)
-                // Headers are the one part of the events larger than their bytes in the input.
-                if out.count > outStart + maxElementBytes { return Self.reject }
-                p += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard grammar.closes(byte) else { return Self.reject }
-                let top = levels[grammar.level]
-                ParseState.patchContainerHeader(
-                    at: top.header, count: top.count, mayRepeatKeys: top.mayRepeatKeys, in: &out)
-                grammar.closed()
-                p += 1
-                valueEnded = true
-            case UInt8(ascii: ","):
-                guard grammar.comma() else { return Self.reject }
-                p += 1
-            case UInt8(ascii: ":"):
-                guard grammar.colon() else { return Self.reject }
-                p += 1
-            case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
-                guard grammar.expectsValue else { return Self.reject }
-                let length = Self.literal(base, p, end, byte)
-                guard length >= 0 else { return length }
-                p += length
-                if grammar.level == 0 && !Self.endsBareElement(base, p, end) {
-                    return p < end ? Self.reject : Self.incomplete
-                }
-                valueStarts()
-                let tag: EventTag = byte == UInt8(ascii: "t") ? .true : byte == UInt8(ascii: "n") ? .null : .false
-                out.append(tag.rawValue)
-                valueEnded = true
-            default:
-                guard grammar.expectsValue else { return Self.reject }
-                let numberEnd = number(base, p, end)
-                guard numberEnd >= 0 else { return numberEnd }
-                // The slow path hands out a bare number only once a byte it accepts follows it.
-                if grammar.level == 0 && !Self.endsBareElement(base, numberEnd, end) { return Self.reject }
-                valueStarts()
-                ParseState.writeEvent(.number, base + p, numberEnd - p, into: &out)
-                p = numberEnd
-                valueEnded = true
-            }
-            if valueEnded {
-                if grammar.level == 0 { return out.count - outStart > maxElementBytes ? Self.reject : p }
-                grammar.valueEnded()
-            }
-        }
     }
 
     /// Whether the byte at `p` may follow an element that is a number or a literal: whitespace, a comma or
@@ -652,5 +556,141 @@ struct ItemScanner {
             scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
             scratch.append(UInt8(0x80 | scalar & 0x3F))
         }
+    }
+}
+
+/// What the lane makes of an element's tokens, once `ItemScanner.element` has checked them (one specialization
+/// per writer: no call per token at run time).
+protocol LaneWriter {
+    /// Whitespace from `from` to `to`.
+    mutating func whitespace(_ base: UnsafeRawPointer, from: Int, to: Int, _ out: inout ByteBuffer)
+    /// A string with escapes (from its `quote` to `after` its closing quote), decoded as `text`.
+    mutating func escapedString(
+        _ base: UnsafeRawPointer, quote: Int, after: Int, _ text: UnsafeRawPointer, _ length: Int,
+        _ out: inout ByteBuffer)
+    /// An object's key (decoded), in the object at `level`.
+    mutating func key(_ text: UnsafeRawPointer, _ length: Int, level: Int, _ out: inout ByteBuffer)
+    /// A value starts where `grammar` is (before a container it opens).
+    mutating func valueStarts(_ grammar: ItemScanner.Grammar)
+    mutating func string(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer)
+    /// A container opened at `level`; false when the element must go to the slow path.
+    mutating func opened(isArray: Bool, level: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool
+    /// The container at `level` closes.
+    mutating func closes(level: Int, _ out: inout ByteBuffer)
+    mutating func literal(_ tag: EventTag, _ out: inout ByteBuffer)
+    mutating func number(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer)
+    /// The element ends at `p`; false when it is over the element limit (the slow path then fails it).
+    mutating func ends(_ base: UnsafeRawPointer, at p: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool
+}
+
+extension LaneWriter {
+    @inline(__always) mutating func whitespace(_ base: UnsafeRawPointer, from: Int, to: Int, _ out: inout ByteBuffer) {}
+    @inline(__always) mutating func escapedString(
+        _ base: UnsafeRawPointer, quote: Int, after: Int, _ text: UnsafeRawPointer, _ length: Int,
+        _ out: inout ByteBuffer
+    ) {}
+    @inline(__always) mutating func key(_ text: UnsafeRawPointer, _ length: Int, level: Int, _ out: inout ByteBuffer) {}
+    @inline(__always) mutating func valueStarts(_ grammar: ItemScanner.Grammar) {}
+    @inline(__always) mutating func string(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer) {}
+    @inline(__always) mutating func opened(isArray: Bool, level: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool {
+        true
+    }
+    @inline(__always) mutating func closes(level: Int, _ out: inout ByteBuffer) {}
+    @inline(__always) mutating func literal(_ tag: EventTag, _ out: inout ByteBuffer) {}
+    @inline(__always) mutating func number(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer) {}
+}
+
+/// Elements only counted.
+struct CountWriter: LaneWriter {
+    @inline(__always)
+    func ends(_ base: UnsafeRawPointer, at p: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool { true }
+}
+
+/// Compact JSON: the element's bytes copied as runs between whitespace; a string with escapes decoded and
+/// escaped again the way `JSONEscaping` does.
+struct JSONRunWriter: LaneWriter {
+    /// Where the bytes not yet copied start.
+    var run: Int
+    let maxElementBytes: Int
+
+    @inline(__always)
+    mutating func whitespace(_ base: UnsafeRawPointer, from: Int, to: Int, _ out: inout ByteBuffer) {
+        out.append(base + run, from - run)
+        run = to
+    }
+
+    @inline(__always)
+    mutating func escapedString(
+        _ base: UnsafeRawPointer, quote: Int, after: Int, _ text: UnsafeRawPointer, _ length: Int,
+        _ out: inout ByteBuffer
+    ) {
+        out.append(base + run, quote - run)
+        JSONEscaping.appendQuoted(text, length, to: &out)
+        run = after
+    }
+
+    @inline(__always)
+    mutating func ends(_ base: UnsafeRawPointer, at p: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool {
+        out.append(base + run, p - run)
+        return out.count - outStart <= maxElementBytes
+    }
+}
+
+/// Events, as `ParseState` records them (see `EventTag`): a tag per value, strings decoded, numbers as written,
+/// each container's header patched when it closes, an object's repeated-keys flag found the same way.
+struct EventWriter: LaneWriter {
+    /// The open containers, by level (1...63).
+    let levels: UnsafeMutablePointer<ItemScanner.EventLevel>
+    let maxElementBytes: Int
+
+    @inline(__always)
+    mutating func key(_ text: UnsafeRawPointer, _ length: Int, level: Int, _ out: inout ByteBuffer) {
+        let top = levels + level
+        top.pointee.count += 1
+        let bit = ParseState.keyBit(text, length)
+        if top.pointee.keyFilter & bit != 0 && !top.pointee.mayRepeatKeys {
+            top.pointee.mayRepeatKeys = ParseState.hasKey(text, length, inObjectAt: top.pointee.header, of: out)
+        }
+        top.pointee.keyFilter |= bit
+        out.appendUInt32(UInt32(truncatingIfNeeded: length))
+        out.append(text, length)
+    }
+
+    /// An array counts its values (an object counted its keys).
+    @inline(__always)
+    mutating func valueStarts(_ grammar: ItemScanner.Grammar) {
+        if grammar.level > 0 && !grammar.inObject { levels[grammar.level].count += 1 }
+    }
+
+    @inline(__always)
+    mutating func string(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer) {
+        ParseState.writeEvent(.string, text, length, into: &out)
+    }
+
+    @inline(__always)
+    mutating func opened(isArray: Bool, level: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool {
+        levels[level] = ItemScanner.EventLevel(header: out.count, count: 0, keyFilter: 0, mayRepeatKeys: false)
+        ParseState.writeContainerHeader(isArray, into: &out)
+        // Headers are the one part of the events larger than their bytes in the input.
+        return out.count <= outStart + maxElementBytes
+    }
+
+    @inline(__always)
+    mutating func closes(level: Int, _ out: inout ByteBuffer) {
+        let top = levels[level]
+        ParseState.patchContainerHeader(at: top.header, count: top.count, mayRepeatKeys: top.mayRepeatKeys, in: &out)
+    }
+
+    @inline(__always)
+    mutating func literal(_ tag: EventTag, _ out: inout ByteBuffer) { out.append(tag.rawValue) }
+
+    @inline(__always)
+    mutating func number(_ text: UnsafeRawPointer, _ length: Int, _ out: inout ByteBuffer) {
+        ParseState.writeEvent(.number, text, length, into: &out)
+    }
+
+    @inline(__always)
+    func ends(_ base: UnsafeRawPointer, at p: Int, outStart: Int, _ out: inout ByteBuffer) -> Bool {
+        outStart + maxElementBytes >= out.count
     }
 }
