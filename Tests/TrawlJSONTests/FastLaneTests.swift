@@ -75,7 +75,7 @@ import Testing
         // 600 documents per form here (15,000 passed once); the json-chunking fuzz target goes on from there.
         for round in 0..<600 {
             // CPU-bound: let the suite's timing-sensitive tests run on the cooperative pool meanwhile.
-            if round % 25 == 0 { await Task.yield() }
+            if round % 5 == 0 { await Task.yield() }
             let document = Self.document(&random)
             let path: JSONKeyPath = document.first == UInt8(ascii: "[") ? .root : "items"
             let limit = random.pick(limits)
