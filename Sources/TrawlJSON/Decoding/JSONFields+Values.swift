@@ -132,19 +132,29 @@ extension JSONFields {
     /// own (a nested object's nested object), else its parent's (the key is added by the nested value).
     private var nestedParentPath: CodingPath { key != nil || index != nil ? path : parentPath }
 
-    /// The object at `offset` as `T`, read through its `JSONFieldsDecodable` initializer.
-    private func object<T: JSONFieldsDecodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
+    /// Throws the `Decodable` path's type mismatch unless the value at `offset` (for `key`) is an object.
+    private func requireObject(at offset: Int, key: StaticString) throws {
         guard reader.tag(at: offset) == EventTag.object.rawValue else {
             throw decoder.mismatch([String: Any].self, at: offset, path: path(key))
         }
+    }
+
+    /// Throws the `Decodable` path's type mismatch unless the value at `offset` (for `key`) is an array.
+    private func requireArray(at offset: Int, key: StaticString) throws {
+        guard reader.tag(at: offset) == EventTag.array.rawValue else {
+            throw decoder.mismatch([Any].self, at: offset, path: path(key))
+        }
+    }
+
+    /// The object at `offset` as `T`, read through its `JSONFieldsDecodable` initializer.
+    private func object<T: JSONFieldsDecodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
+        try requireObject(at: offset, key: key)
         return try decoder.fields(T.self, at: offset, parentPath: nestedParentPath, key: key)
     }
 
     /// The array of objects at `offset` as `[T]`, each read through its `JSONFieldsDecodable` initializer.
     private func objects<T: JSONFieldsDecodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> [T] {
-        guard reader.tag(at: offset) == EventTag.array.rawValue else {
-            throw decoder.mismatch([Any].self, at: offset, path: path(key))
-        }
+        try requireArray(at: offset, key: key)
         return try decoder.objects(T.self, at: offset, parentPath: nestedParentPath, key: key)
     }
 
@@ -153,15 +163,11 @@ extension JSONFields {
     private func nested<T: Decodable>(_ type: T.Type, at offset: Int, key: StaticString) throws -> T {
         switch decoder.fieldsConformance(T.self) {
         case .object(let fieldsType):
-            guard reader.tag(at: offset) == EventTag.object.rawValue else {
-                throw decoder.mismatch([String: Any].self, at: offset, path: path(key))
-            }
+            try requireObject(at: offset, key: key)
             return try decoder.decodeFields(
                 fieldsType, as: T.self, at: offset, parentPath: nestedParentPath, key: key)
         case .array(let arrayType):
-            guard reader.tag(at: offset) == EventTag.array.rawValue else {
-                throw decoder.mismatch([Any].self, at: offset, path: path(key))
-            }
+            try requireArray(at: offset, key: key)
             return try decoder.decodeObjects(
                 arrayType, as: T.self, at: offset, parentPath: nestedParentPath, key: key)
         case nil:

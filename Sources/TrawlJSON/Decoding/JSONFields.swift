@@ -100,7 +100,7 @@ public struct JSONFields: ~Copyable {
             for _ in 0..<count {
                 let keyLength = reader.uint32(at: position)
                 let value = position + 4 + keyLength
-                if keyLength == length && Self.equal(base + position + 4, wanted, length) { found = value }
+                if keyLength == length && memoryEqual(base + position + 4, wanted, length) { found = value }
                 position = reader.end(of: value)
             }
             return found
@@ -116,7 +116,7 @@ public struct JSONFields: ~Copyable {
             let keyLength = reader.uint32(at: position)
             let value = position + 4 + keyLength
             let next = reader.end(of: value)
-            if keyLength == length && Self.equal(base + position + 4, wanted, length) {
+            if keyLength == length && memoryEqual(base + position + 4, wanted, length) {
                 hintPosition = next
                 hintIndex = index + 1
                 return value
@@ -125,21 +125,6 @@ public struct JSONFields: ~Copyable {
             index += 1
         }
         return nil
-    }
-
-    @inline(__always)
-    private static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ length: Int) -> Bool {
-        var i = 0
-        while i + 8 <= length {
-            let left = a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if left != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
-        }
-        while i < length {
-            if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i += 1
-        }
-        return true
     }
 
     /// The value's offset, or `keyNotFound` as the `Decodable` path throws it.

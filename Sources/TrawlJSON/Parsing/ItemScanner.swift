@@ -17,20 +17,19 @@ struct ItemScanner {
     let maxElementBytes: Int
     /// What is made of an element: compact JSON, events (the `.values` form) or nothing (counted only).
     enum Output { case count, json, events }
-    /// `.json` form: elements are written to the output as compact JSON.
-    let writes: Bool
+    let output: Output
     /// An element was taken since the array opened: the next byte (after whitespace) must be a comma or `]`.
     var afterValue: Bool
     /// Strings with escapes are decoded here before they are escaped again (or recorded).
     private var scratch = ByteBuffer()
-    /// The open containers of an element recorded as events, by level (1...63).
+    /// The open containers of an element recorded as events, by level (1...63); allocated for `.events` only.
     private var levels: UnsafeMutablePointer<EventLevel>?
 
     init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, output: Output, afterValue: Bool) {
         self.maxLevels = Swift.min(maxLevels, 63)
         self.maxTokenBytes = maxTokenBytes
         self.maxElementBytes = maxElementBytes
-        writes = output == .json
+        self.output = output
         self.afterValue = afterValue
         if output == .events {
             levels = UnsafeMutablePointer<EventLevel>.allocate(capacity: 64)
@@ -55,8 +54,8 @@ struct ItemScanner {
     }
 
     /// Takes the complete elements at the start of `input` (which begins at an element boundary), writing each
-    /// to `out` followed by a line feed and its end to `ends` when `writes`; as events, each is written to `out`
-    /// and its end to `ends`, with no separator.
+    /// to `out` and its end to `ends` (as compact JSON followed by a line feed, or as events); counted only, nothing
+    /// is written.
     mutating func scan(_ input: UnsafeRawBufferPointer, into out: inout ByteBuffer, ends: inout [Int]) -> Result {
         var result = Result()
         guard let base = input.baseAddress else { return result }
@@ -86,13 +85,14 @@ struct ItemScanner {
             }
             let outStart = out.count
             let elementEnd: Int
-            if let levels {
-                var writer = EventWriter(levels: levels, maxElementBytes: maxElementBytes)
+            switch output {
+            case .events:
+                var writer = EventWriter(levels: levels.unsafelyUnwrapped, maxElementBytes: maxElementBytes)
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
-            } else if writes {
+            case .json:
                 var writer = JSONRunWriter(run: p, maxElementBytes: maxElementBytes)
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
-            } else {
+            case .count:
                 var writer = CountWriter()
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
             }
@@ -101,12 +101,8 @@ struct ItemScanner {
                 result.exit = elementEnd == Self.reject
                 return result
             }
-            if writes {
-                ends.append(out.count)
-                out.append(UInt8(ascii: "\n"))
-            } else if levels != nil {
-                ends.append(out.count)
-            }
+            if output != .count { ends.append(out.count) }
+            if output == .json { out.append(UInt8(ascii: "\n")) }
             afterValue = true
             p = elementEnd
             result.committed = p
@@ -139,23 +135,23 @@ struct ItemScanner {
         return p
     }
 
-    // What the next token may be.
-    fileprivate static let expectValue: UInt8 = 0
-    fileprivate static let expectValueOrClose: UInt8 = 1
-    fileprivate static let expectKey: UInt8 = 2
-    fileprivate static let expectKeyOrClose: UInt8 = 3
-    fileprivate static let expectColon: UInt8 = 4
-    fileprivate static let expectCommaOrClose: UInt8 = 5
-
     /// Where an element's scan is in JSON's grammar: its nesting (which levels are objects) and what the next
-    /// token may be. Shared by the two ways an element is written (`element`, `eventElement`).
+    /// token may be.
     struct Grammar {
+        // What the next token may be.
+        private static let expectValue: UInt8 = 0
+        private static let expectValueOrClose: UInt8 = 1
+        private static let expectKey: UInt8 = 2
+        private static let expectKeyOrClose: UInt8 = 3
+        private static let expectColon: UInt8 = 4
+        private static let expectCommaOrClose: UInt8 = 5
+
         private(set) var level = 0
         private var objects: UInt64 = 0
-        private var expect = ItemScanner.expectValue
+        private var expect = Self.expectValue
 
-        var expectsKey: Bool { expect == ItemScanner.expectKey || expect == ItemScanner.expectKeyOrClose }
-        var expectsValue: Bool { expect <= ItemScanner.expectValueOrClose }
+        var expectsKey: Bool { expect == Self.expectKey || expect == Self.expectKeyOrClose }
+        var expectsValue: Bool { expect <= Self.expectValueOrClose }
         /// The innermost open container is an object.
         var inObject: Bool { objects & (1 << UInt64(level)) != 0 }
 
@@ -166,10 +162,10 @@ struct ItemScanner {
             level += 1
             if isArray {
                 objects &= ~(1 << UInt64(level))
-                expect = ItemScanner.expectValueOrClose
+                expect = Self.expectValueOrClose
             } else {
                 objects |= 1 << UInt64(level)
-                expect = ItemScanner.expectKeyOrClose
+                expect = Self.expectKeyOrClose
             }
             return true
         }
@@ -178,8 +174,8 @@ struct ItemScanner {
         @inline(__always)
         func closes(_ byte: UInt8) -> Bool {
             guard level > 0, inObject == (byte == UInt8(ascii: "}")) else { return false }
-            let empty = inObject ? expect == ItemScanner.expectKeyOrClose : expect == ItemScanner.expectValueOrClose
-            return empty || expect == ItemScanner.expectCommaOrClose
+            let empty = inObject ? expect == Self.expectKeyOrClose : expect == Self.expectValueOrClose
+            return empty || expect == Self.expectCommaOrClose
         }
 
         @inline(__always)
@@ -187,23 +183,23 @@ struct ItemScanner {
 
         @inline(__always)
         mutating func comma() -> Bool {
-            guard expect == ItemScanner.expectCommaOrClose else { return false }
-            expect = inObject ? ItemScanner.expectKey : ItemScanner.expectValue
+            guard expect == Self.expectCommaOrClose else { return false }
+            expect = inObject ? Self.expectKey : Self.expectValue
             return true
         }
 
         @inline(__always)
         mutating func colon() -> Bool {
-            guard expect == ItemScanner.expectColon else { return false }
-            expect = ItemScanner.expectValue
+            guard expect == Self.expectColon else { return false }
+            expect = Self.expectValue
             return true
         }
 
         @inline(__always)
-        mutating func keyEnded() { expect = ItemScanner.expectColon }
+        mutating func keyEnded() { expect = Self.expectColon }
 
         @inline(__always)
-        mutating func valueEnded() { expect = ItemScanner.expectCommaOrClose }
+        mutating func valueEnded() { expect = Self.expectCommaOrClose }
     }
 
     /// The literal (`true`, `null`, `false`) whose first byte `byte` is at `p`: its length, or `incomplete` or
