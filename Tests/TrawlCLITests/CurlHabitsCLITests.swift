@@ -6,8 +6,11 @@ import TrawlTestServer
 @Suite("CLI curl habits")
 struct CurlHabitsCLITests {
     func echo(_ arguments: [String], in workspace: Workspace? = nil) async throws -> EchoReply {
-        try await TestServer.with { server in
-            let run = try await trawl(["get", "-s"] + arguments + [server.url("/echo")], in: workspace ?? Workspace())
+        // A workspace made here is this call's own, removed when it returns.
+        let own = workspace == nil ? try Workspace() : nil
+        defer { own?.remove() }
+        return try await TestServer.with { server in
+            let run = try await trawl(["get", "-s"] + arguments + [server.url("/echo")], in: workspace ?? own!)
             #expect(run.status == 0, "\(run.stderr)")
             return try JSONDecoder().decode(EchoReply.self, from: Data(run.stdout.utf8))
         }
