@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // Layers (each depends only on those below it):
 //   trawl (CLI) -> TrawlJobs -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
+//   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON
 // TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
 // library products.
@@ -14,6 +16,8 @@ let package = Package(
         .library(name: "TrawlJSON", targets: ["TrawlJSON"]),
         .library(name: "Trawl", targets: ["Trawl"]),
         .library(name: "TrawlJobs", targets: ["TrawlJobs"]),
+        // `@JSONFieldsDecodable`: its own product, so that only an app that uses the macro builds swift-syntax.
+        .library(name: "TrawlMacros", targets: ["TrawlMacros"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -26,6 +30,8 @@ let package = Package(
         // `trawl fetch --metrics-listen/--metrics-push`, in the CLI target only: swift-prometheus (the backend of
         // swift-metrics; it brings CoreMetrics 2.13.0 and swift-atomics, which SwiftNIO has already).
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The `@JSONFieldsDecodable` macro's plugin (TrawlMacrosPlugin), built only for TrawlMacros.
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,6 +63,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .macro(
+            name: "TrawlMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "TrawlMacros", dependencies: ["TrawlJSON", "TrawlMacrosPlugin"]),
         .target(
             name: "TrawlJobs",
             dependencies: [
@@ -98,10 +115,14 @@ let package = Package(
             name: "TrawlEngineTests",
             dependencies: ["TrawlEngine", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlTestServer"]),
+        // TrawlMacros, not its plugin: a test target that depends on a macro target is built for the host, with
+        // everything it links, and then cannot import the `trawl` executable's module (TrawlCLITests does).
+        .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlMacros", "TrawlTestServer"]),
         .testTarget(
             name: "TrawlTests",
-            dependencies: ["Trawl", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Trawl", "TrawlMacros", "TrawlTestServer", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TrawlJobsTests",

@@ -14,7 +14,10 @@ let package = Package(
         // The paginated walk (c) of Benchmarks/peers/compare.sh, through Trawl's public API.
         .executableTarget(
             name: "walk-bench",
-            dependencies: [.product(name: "Trawl", package: "Trawl"), .product(name: "TrawlJSON", package: "Trawl")]
+            dependencies: [
+                .product(name: "Trawl", package: "Trawl"), .product(name: "TrawlJSON", package: "Trawl"),
+                .product(name: "TrawlMacros", package: "Trawl"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -71,6 +71,19 @@ public struct JSONFields: ~Copyable {
     /// Whether the object has `key` (with any value, null included).
     public mutating func contains(_ key: StaticString) -> Bool { find(key) != nil }
 
+    /// Whether the decoder converts the document's keys before matching them (a `keyDecodingStrategy` other than
+    /// `.useDefaultKeys`). The keys given to `decode` are matched as written, so an initializer whose keys
+    /// stand for `Decodable`'s coding keys (as `@JSONFieldsDecodable`'s do) reads the object through
+    /// ``decodeThroughDecodable(_:)`` when this is true.
+    public var convertsKeys: Bool { decoder.keyMode != .asIs }
+
+    /// This object read through `T.init(from:)`, the `Decodable` path, with the decoder's options: what the
+    /// decoder would return for `T` if it were not `JSONFieldsDecodable`.
+    public func decodeThroughDecodable<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        let decoder = decoder
+        return try decoder.descend(start, path) { try T(from: decoder) }
+    }
+
     var path: CodingPath {
         var path = parentPath
         if let key { path = .key(AnyCodingKey(stringValue: key.description), path) }

@@ -1,0 +1,73 @@
+// BEGIN README "@JSONFieldsDecodable": a copy of README.md's swift block, checked by readmeBlockIsVerbatim.
+import Foundation
+import Trawl
+import TrawlMacros   // .product(name: "TrawlMacros", package: "Trawl")
+
+@JSONFieldsDecodable
+struct Project: Decodable {
+    let id: Int
+    let fullName: String
+    let owner: Account          // @JSONFieldsDecodable too, or any Decodable
+    let topics: [String]
+    let pushedAt: Date?         // decodeIfPresent: missing or null is nil
+
+    enum CodingKeys: String, CodingKey {
+        case id, owner, topics
+        case fullName = "full_name"
+        case pushedAt = "pushed_at"
+    }
+}
+
+@JSONFieldsDecodable
+struct Account: Decodable {
+    let login: String
+    var siteAdmin = false       // left out of CodingKeys: keeps its value
+
+    enum CodingKeys: String, CodingKey { case login }
+}
+// END README
+
+import Testing
+
+@Suite("README @JSONFieldsDecodable example")
+struct ReadmeMacroExampleTests {
+    /// The swift block after README's "Or let the `@JSONFieldsDecodable` macro" paragraph.
+    static func readmeBlock() throws -> String {
+        let readme = try String(
+            contentsOf: ReadmeExampleTests.root().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "Or let the `@JSONFieldsDecodable` macro"))
+        let rest = readme[section.upperBound...]
+        let open = try #require(rest.range(of: "```swift\n"))
+        let close = try #require(rest[open.upperBound...].range(of: "\n```\n"))
+        return String(rest[open.upperBound..<close.lowerBound])
+    }
+
+    static func compiledCopy() throws -> String {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "// BEGIN README"))
+        let firstLine = try #require(source[begin.upperBound...].range(of: "\n"))
+        let end = try #require(source.range(of: "\n// END README"))
+        return String(source[firstLine.upperBound..<end.lowerBound])
+    }
+
+    @Test("the compiled copy is README's block, character for character")
+    func readmeBlockIsVerbatim() throws {
+        #expect(try Self.readmeBlock() == Self.compiledCopy())
+    }
+
+    @Test("the example reads what its comments say, through init(fields:)")
+    func exampleDecodes() throws {
+        #expect((Project.self as Any.Type) is any JSONFieldsDecodable.Type)
+        let text = #"""
+            {"items":[{"id":1,"full_name":"a/b","owner":{"login":"a","siteAdmin":true},"topics":["x"],"pushed_at":null},
+                      {"id":2,"full_name":"c/d","owner":{"login":"c"},"topics":[]}]}
+            """#
+        let projects = try JSONItemDecoder().decode([Project].self, from: Array(text.utf8), at: "items")
+        #expect(projects.map(\.fullName) == ["a/b", "c/d"])
+        #expect(projects.map(\.owner.login) == ["a", "c"])
+        #expect(projects.allSatisfy { $0.pushedAt == nil && !$0.owner.siteAdmin })
+        #expect(throws: DecodingError.self) {
+            try JSONItemDecoder().decode([Project].self, from: Array(#"{"items":[{"id":1}]}"#.utf8), at: "items")
+        }
+    }
+}
