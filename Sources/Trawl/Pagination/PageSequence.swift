@@ -160,6 +160,7 @@ public struct PaginatedItems<Item: Decodable & Sendable>: AsyncSequence, Sendabl
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Item? {
             while true {
                 if let reader {
+                    if let item = reader.takeDecoded() { return item }
                     do {
                         if let item = try await reader.next(isolation: actor) { return item }
                     } catch {

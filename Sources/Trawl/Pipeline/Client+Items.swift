@@ -84,6 +84,7 @@ public struct JSONItemStream<Item: Decodable & Sendable>: AsyncSequence, Sendabl
                     reader = PageReader(opened, decoding: StreamingPayloadDecoder(stream.decoder))
                 }
                 guard let reader else { return nil }
+                if let item = reader.takeDecoded() { return item }
                 if let item = try await reader.next(isolation: actor) { return item }
                 finished = true
                 stream.outcome.state.withLock { $0.summary = reader.stream.summary }
