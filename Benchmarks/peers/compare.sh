@@ -266,6 +266,8 @@ walk_round() {  # walk_round ROUND
     run_peer c "$rd" "trawl: Trawl API, items decoded into a struct" json "$walk_items" "$walk_bench" "$u" "$walk_conc"
     run_peer c "$rd" "trawl: Trawl API, the struct through JSONFieldsDecodable" json "$walk_items" "$walk_bench" "$u" \
         "$walk_conc" api-fields
+    run_peer c "$rd" "trawl: Trawl API, the struct with @JSONFieldsDecodable (one attribute)" json "$walk_items" \
+        "$walk_bench" "$u" "$walk_conc" api-macro
     run_peer c "$rd" "trawl fetch (durable JSONL, no decoding)" "items:$walk_items" 0 "$trawl" fetch --url "$u" \
         --items items --paginate page --total-pages total_pages -c "$walk_conc" --per-host "$walk_conc" \
         -o "$work/walk.jsonl" -q
@@ -336,7 +338,7 @@ meta = {
         "d1": "Self-signed certificate (clients skip verification); the HTTP/1.1 listener offers no h2. URLSession is left out: FoundationNetworking on Linux cannot be told to trust a self-signed certificate.",
         "d2": "One HTTP/2 listener; clients multiplex 64 streams (aiohttp and wrk speak only HTTP/1.1).",
         "b": "Runs in the first $stream_rounds round(s) (STREAM_ROUNDS). Body from nginx over loopback HTTP/1.1. MB/s = body bytes / wall time of the whole command (pipelines: both stages). The raw yajl row parses the same file from the page cache with no callbacks at all: the ceiling for any yajl-based extractor. jq --stream is given a 20 MB document of the same elements: at its rate (1-5 MB/s) 1 GB would take minutes. Peak RSS: max resident set, summed over a pipeline's stages.",
-        "c": "Pages are static files (gen_pages.py: page, per_page, total_pages, total_count and 100 items of 7 fields with a nested object) served by nginx as /walk/page?page=P. Each client reads page 1 for total_pages, then the rest with $walk_conc in flight. The decoded rows build one typed value per item (a Swift struct through Decodable, or through JSONFieldsDecodable, Trawl's fastest typed path; a Python slotted dataclass) and time their own walk; trawl fetch (every item as durable JSONL, no decoding) and trawl bench --items (items counted as the bodies stream) are timed over the command.",
+        "c": "Pages are static files (gen_pages.py: page, per_page, total_pages, total_count and 100 items of 7 fields with a nested object) served by nginx as /walk/page?page=P. Each client reads page 1 for total_pages, then the rest with $walk_conc in flight. The decoded rows build one typed value per item (a Swift struct through Decodable, or through JSONFieldsDecodable, Trawl's fastest typed path, with init(fields:) written by hand or by the @JSONFieldsDecodable macro; a Python slotted dataclass) and time their own walk; trawl fetch (every item as durable JSONL, no decoding) and trawl bench --items (items counted as the bodies stream) are timed over the command.",
     },
     "versions": {
         "trawl": "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo ?) (release build)",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Walk (c) of compare.sh for the typed rows only, interleaved round by round: Trawl's API decoding each item into a
-# struct through Decodable and through JSONFieldsDecodable (walk-bench api and api-fields), an older walk-bench's
+# struct through Decodable, through JSONFieldsDecodable and with @JSONFieldsDecodable (walk-bench api, api-fields and
+# api-macro), an older walk-bench's
 # Decodable (BASE_WALK, optional), and python pycurl + orjson + dataclass. nginx (one worker) serves PAGES static
 # pages of 100 items, 16 in flight; each client times its own walk (items/s) and /usr/bin/time gives its CPU.
 #
@@ -66,6 +67,7 @@ PY
 for rd in $(seq 1 "$rounds"); do
     run "$rd" decodable "$walk_bench" "$url" $conc api
     run "$rd" fields "$walk_bench" "$url" $conc api-fields
+    run "$rd" macro "$walk_bench" "$url" $conc api-macro
     [ -n "${BASE_WALK:-}" ] && run "$rd" base-decodable "$BASE_WALK" "$url" $conc api
     run "$rd" pycurl-orjson "$py" "$here/py/walk.py" pycurl "$url" $conc orjson
 done
@@ -78,19 +80,22 @@ for rd, client, rate, cpu, items in rows:
 def stat(values):
     values = sorted(values)
     return f"{values[len(values) // 2]:.2f}x ({values[0]:.2f}-{values[-1]:.2f})"
-for client in ("decodable", "fields", "base-decodable", "pycurl-orjson"):
+for client in ("decodable", "fields", "macro", "base-decodable", "pycurl-orjson"):
     rates = [r[client][0] for r in by.values() if client in r]
     cpus = [r[client][1] for r in by.values() if client in r]
     if rates:
         print(f"# {client}: {sorted(rates)[len(rates) // 2]:,.0f} items/s median, "
               f"CPU {sorted(cpus)[len(cpus) // 2]:.2f} us/item")
-for client in ("decodable", "fields", "base-decodable"):
+for client in ("decodable", "fields", "macro", "base-decodable"):
     ratios = [r[client][0] / r["pycurl-orjson"][0] for r in by.values() if client in r and "pycurl-orjson" in r]
     if ratios:
         print(f"# {client} / pycurl+orjson items/s: {stat(ratios)}")
-for client in ("decodable", "fields"):
+for client in ("decodable", "fields", "macro"):
     ratios = [r["base-decodable"][1] / r[client][1] for r in by.values() if client in r and "base-decodable" in r]
     if ratios:
         print(f"# CPU per item base-decodable / {client}: {stat(ratios)}")
+    ratios = [r[client][0] / r["base-decodable"][0] for r in by.values() if client in r and "base-decodable" in r]
+    if ratios:
+        print(f"# items/s {client} / base-decodable: {stat(ratios)}")
 PY
 cat "$out"
