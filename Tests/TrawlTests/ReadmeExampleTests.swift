@@ -55,9 +55,12 @@ struct ReadmeExampleTests {
     }
 
     /// The swift block of README's "Routes and pagination" section.
-    static func readmeBlock() throws -> String {
+    static func readmeBlock() throws -> String { try readmeBlock(after: "## Routes and pagination") }
+
+    /// The first swift block in README.md after `marker`.
+    static func readmeBlock(after marker: String) throws -> String {
         let readme = try String(contentsOf: root().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Routes and pagination"))
+        let section = try #require(readme.range(of: marker))
         let rest = readme[section.upperBound...]
         let open = try #require(rest.range(of: "```swift\n"))
         let close = try #require(rest[open.upperBound...].range(of: "\n```\n"))
@@ -65,8 +68,11 @@ struct ReadmeExampleTests {
     }
 
     /// The copy at the top of this file, between the BEGIN and END lines.
-    static func compiledCopy() throws -> String {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+    static func compiledCopy() throws -> String { try compiledCopy(in: #filePath) }
+
+    /// The copy at the top of the test file `path`, between its `// BEGIN README` and `// END README` lines.
+    static func compiledCopy(in path: String) throws -> String {
+        let source = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
         let begin = try #require(source.range(of: "// BEGIN README"))
         let firstLine = try #require(source[begin.upperBound...].range(of: "\n"))
         let end = try #require(source.range(of: "\n// END README"))

@@ -33,22 +33,10 @@ import Testing
 struct ReadmeMacroExampleTests {
     /// The swift block after README's "Or let the `@JSONFieldsDecodable` macro" paragraph.
     static func readmeBlock() throws -> String {
-        let readme = try String(
-            contentsOf: ReadmeExampleTests.root().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "Or let the `@JSONFieldsDecodable` macro"))
-        let rest = readme[section.upperBound...]
-        let open = try #require(rest.range(of: "```swift\n"))
-        let close = try #require(rest[open.upperBound...].range(of: "\n```\n"))
-        return String(rest[open.upperBound..<close.lowerBound])
+        try ReadmeExampleTests.readmeBlock(after: "Or let the `@JSONFieldsDecodable` macro")
     }
 
-    static func compiledCopy() throws -> String {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// BEGIN README"))
-        let firstLine = try #require(source[begin.upperBound...].range(of: "\n"))
-        let end = try #require(source.range(of: "\n// END README"))
-        return String(source[firstLine.upperBound..<end.lowerBound])
-    }
+    static func compiledCopy() throws -> String { try ReadmeExampleTests.compiledCopy(in: #filePath) }
 
     @Test("the compiled copy is README's block, character for character")
     func readmeBlockIsVerbatim() throws {
