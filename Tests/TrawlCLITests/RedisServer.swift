@@ -17,7 +17,10 @@ final class RedisServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var chosen = port ?? 0
         for attempt in 0..<5 where process == nil {
-            let candidate = port ?? (20_000 + Int.random(in: 0..<30_000) + attempt)
+            // Below the kernel's ephemeral range (32768-60999 here): a port that a restart must get back cannot be
+            // handed out meanwhile as the local port of some test's outgoing connection or port-0 listener (one
+            // restart failed so, "did not restart on port 37142").
+            let candidate = port ?? (20_000 + Int.random(in: 0..<12_000) + attempt)
             if let started = try await Self.start(port: candidate, in: directory) {
                 process = started
                 chosen = candidate
