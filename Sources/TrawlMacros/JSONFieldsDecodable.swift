@@ -29,6 +29,8 @@
 ///   (A `CodingKeys` declared in an extension is not seen: declare it inside the struct.)
 /// - Optional properties (`T?`, `Optional<T>`) are read with `decodeIfPresent`, others with `decode`; a `let` with an
 ///   initial value is not read (as with `Decodable`); a `var` with one is.
+/// - The initializer is as visible as the struct and `nonisolated`, as the compiler's `init(from:)` is, so a
+///   `@MainActor` struct conforms too.
 /// - A decoder with a key decoding strategy (`.convertFromSnakeCase`, `.custom`) reads the struct through
 ///   `init(from:)`, so that keys are converted exactly as `Decodable` converts them.
 /// - Values, errors and coding paths are those of the `Decodable` path: a missing key throws `keyNotFound`, a

@@ -50,7 +50,7 @@ public struct JSONFieldsDecodableMacro: ExtensionMacro {
         // `let` with an initial value rules out assigning `self`).
         let source: DeclSyntax = """
             extension \(type.trimmed)\(raw: conformance) {
-                \(raw: access)init(fields: inout TrawlJSON.JSONFields) throws {
+                \(raw: access)nonisolated init(fields: inout TrawlJSON.JSONFields) throws {
                     // Keys as written; a decoder that converts keys reads the type as Decodable does.
                     if fields.convertsKeys {
                         \(raw: copies.isEmpty ? "_" : "let decoded") = try fields.decodeThroughDecodable(Self.self)
@@ -170,7 +170,8 @@ public struct JSONFieldsDecodableMacro: ExtensionMacro {
     }
 
     /// `public`, `package` or nothing: the initializer is as visible as the type (a `public` type's conformance
-    /// needs a `public` initializer).
+    /// needs a `public` initializer). It is `nonisolated` too, as the compiler's `init(from:)` is: a struct isolated
+    /// to a global actor (`@MainActor`) still conforms without crossing into its actor.
     private static func accessModifier(of decl: StructDeclSyntax) -> String {
         for modifier in decl.modifiers {
             switch modifier.name.text {
