@@ -97,13 +97,13 @@ public struct JSONFieldsDecodableMacro: ExtensionMacro {
                 continue
             }
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
-            if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) {
-                if variable.modifiers.contains(where: { $0.name.text == "lazy" }) {
-                    context.diagnose(Diagnostic(node: variable, message: FieldsMessage.lazyProperty))
-                    failed = true
-                }
+            let modifiers = Set(variable.modifiers.map(\.name.text))
+            if modifiers.contains("lazy") {
+                context.diagnose(Diagnostic(node: variable, message: FieldsMessage.lazyProperty))
+                failed = true
                 continue
             }
+            if modifiers.contains("static") || modifiers.contains("class") { continue }
             if let wrapper = variable.attributes.first(where: isPropertyWrapper) {
                 context.diagnose(Diagnostic(node: wrapper, message: FieldsMessage.propertyWrapper))
                 failed = true
@@ -120,14 +120,12 @@ public struct JSONFieldsDecodableMacro: ExtensionMacro {
                 if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
                 // `let x = 1` keeps its value (Decodable cannot overwrite it); `var x = 1` is decoded.
                 if isLet && binding.initializer != nil { continue }
-                // `let a, b: Int`: a binding without a type takes the next one's.
-                let type = binding.typeAnnotation?.type
-                    ?? bindings[index...].lazy.compactMap { $0.typeAnnotation?.type }.first
-                let spelling = pattern.identifier.text
-                let name = spelling.hasPrefix("`") && spelling.hasSuffix("`") && spelling.count > 2
-                    ? String(spelling.dropFirst().dropLast()) : spelling
+                // `let a, b: Int`: a binding with neither a type nor a value takes the next one's type.
+                let type = binding.typeAnnotation?.type ?? (binding.initializer != nil ? nil
+                    : bindings[index...].lazy.compactMap { $0.typeAnnotation?.type }.first)
                 properties.append(StoredProperty(
-                    name: name, spelling: spelling, isOptional: type.map(isOptional) ?? false))
+                    name: pattern.identifier.identifier?.name ?? pattern.identifier.text,
+                    spelling: pattern.identifier.text, isOptional: type.map(isOptional) ?? false))
             }
         }
         return properties
@@ -215,8 +213,7 @@ struct CodingKeysTable {
         for member in codingKeys.memberBlock.members {
             guard let cases = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in cases.elements {
-                var name = element.name.text
-                if name.hasPrefix("`") && name.hasSuffix("`") && name.count > 2 { name = String(name.dropFirst().dropLast()) }
+                let name = element.name.identifier?.name ?? element.name.text
                 if stringBacked, let literal = element.rawValue?.value.as(StringLiteralExprSyntax.self),
                     let value = literal.representedLiteralValue
                 {

@@ -78,6 +78,7 @@ struct MacroRefusalTests {
         @JSONFieldsDecodable
         public struct Visible: Decodable {
             public let id: Int
+            var count = 0, note: String?    // count has a value: it does not take note's optional type
         }
         """
 

@@ -27,7 +27,7 @@ final class PageReader<Item: Decodable & Sendable>: @unchecked Sendable {
     /// A failure is thrown once the items decoded before it have been handed out.
     func next(isolation actor: isolated (any Actor)? = #isolation) async throws(PaginationError) -> Item? {
         while true {
-            if let item = pending.take() { return item }
+            if let item = takeDecoded() { return item }
             if stream.response != nil { return nil }
             let decoding = decoding
             do {
