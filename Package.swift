@@ -111,26 +111,34 @@ let package = Package(
             // The library products leave the allocator to the application.
             linkerSettings: [.linkedLibrary("tcmalloc_minimal", .when(platforms: [.linux]))]
         ),
+        // Traits every test suite uses (`.endToEnd`, `.hangGuard`): turns for tests that run processes, and hang
+        // guards instead of wall-clock limits that a busy machine would trip.
+        .target(name: "TrawlTestSupport", path: "Tests/TrawlTestSupport"),
         .testTarget(
             name: "TrawlEngineTests",
-            dependencies: ["TrawlEngine", "TrawlTestServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TrawlEngine", "TrawlTestServer", "TrawlTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // TrawlMacros, not its plugin: a test target that depends on a macro target is built for the host, with
         // everything it links, and then cannot import the `trawl` executable's module (TrawlCLITests does).
-        .testTarget(name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlMacros", "TrawlTestServer"]),
+        .testTarget(
+            name: "TrawlJSONTests", dependencies: ["TrawlJSON", "TrawlMacros", "TrawlTestServer", "TrawlTestSupport"]),
         .testTarget(
             name: "TrawlTests",
             dependencies: [
-                "Trawl", "TrawlMacros", "TrawlTestServer", .product(name: "Logging", package: "swift-log"),
+                "Trawl", "TrawlMacros", "TrawlTestServer", "TrawlTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "TrawlJobsTests",
-            dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer"]
+            dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
         ),
-        .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine"]),
+        .testTarget(
+            name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine", "TrawlTestSupport"]),
         // Runs the built `trawl` binary end to end.
-        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer"]),
+        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer", "TrawlTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

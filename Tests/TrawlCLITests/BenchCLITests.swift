@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// Runs `trawl bench … --json`, expects success and returns the report.
@@ -30,7 +31,7 @@ private func served(_ server: TestServer, _ target: String) -> Int {
 }
 
 /// The timing tests share two cores with the server: run them one at a time.
-@Suite("trawl bench", .serialized)
+@Suite("trawl bench", .serialized, .endToEnd)
 struct BenchCLITests {
     @Test func jsonHasTheNewKeysWithSaneValues() async throws {
         try await TestServer.with { server in

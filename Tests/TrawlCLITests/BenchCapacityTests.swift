@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 @testable import trawl
 
@@ -16,7 +17,7 @@ private func step(rate: Double, latency: UInt64, late: Int = 0, cpu: Double = 0.
     return report
 }
 
-@Suite("bench --find-max-rate")
+@Suite("bench --find-max-rate", .endToEndAlone)
 struct BenchCapacityTests {
     @Test func searchDoublesThenBisectsToWithinFivePercentOfTheKnee() async throws {
         // A server that answers in 1 ms up to 1370 req/s and in 500 ms above.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 @testable import trawl
 
@@ -11,7 +12,7 @@ private func round(rps: Double, p99: Double, failed: Int = 0) -> [String: Any] {
     ]
 }
 
-@Suite("bench --rounds and --compare")
+@Suite("bench --rounds and --compare", .endToEnd)
 struct BenchCompareTests {
     @Test func overlappingRangesAreNoiseAndDisjointOnesBetterOrWorse() {
         let before = [round(rps: 1000, p99: 10), round(rps: 1100, p99: 11), round(rps: 1050, p99: 12)]

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
-@Suite("trawl bench: Ctrl-C during paginated flows", .timeLimit(.minutes(2)))
+@Suite("trawl bench: Ctrl-C during paginated flows", .endToEnd)
 struct BenchFlowsInterruptCLITests {
     @Test("Ctrl-C while pages are in flight ends the flows, prints the summary and exits 130")
     func ctrlCEndsPaginatedFlows() async throws {

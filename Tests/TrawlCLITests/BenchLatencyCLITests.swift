@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// `trawl bench`'s latency picture, `.hgrm` file and thresholds, end to end against the loopback server.
-@Suite("trawl bench: latency picture and thresholds", .serialized)
+@Suite("trawl bench: latency picture and thresholds", .serialized, .endToEnd)
 struct BenchLatencyCLITests {
     @Test func jsonCarriesPercentilesHistogramPhasesAndIntervalsThatAgreeWithTheTotals() async throws {
         let workspace = try Workspace()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ private func onTerminal(_ arguments: [String], in workspace: Workspace) async th
 private let erase = "\u{1B}[2A\r\u{1B}[J"
 
 /// The live panel and Ctrl-C; the panel tests run on a pseudo-terminal (`script`, util-linux).
-@Suite("trawl bench: live panel and Ctrl-C", .serialized)
+@Suite("trawl bench: live panel and Ctrl-C", .serialized, .endToEnd)
 struct BenchLiveCLITests {
     @Test func panelIsRedrawnOnATerminalAndClearedBeforeTheSummary() async throws {
         let workspace = try Workspace()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 @testable import trawl
 
@@ -13,7 +14,7 @@ private func report(_ latencies: [UInt64], errors: Int = 0, statuses: [Int: Int]
         cpuSeconds: 0)
 }
 
-@Suite("bench: thresholds, histogram, intervals, panel")
+@Suite("bench: thresholds, histogram, intervals, panel", .endToEnd)
 struct BenchPictureTests {
     @Test(arguments: [
         ("p99<250ms", BenchThreshold.Metric.percentile(99), BenchThreshold.Comparison.less, 250.0, false),

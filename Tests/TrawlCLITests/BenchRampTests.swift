@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 @testable import trawl
 
-@Suite("bench: --rate START:END --ramp")
+@Suite("bench: --rate START:END --ramp", .endToEndAlone)
 struct BenchRampTests {
     /// Requests due in the first `t` seconds of a ramp from `r0` to `r1` over `span` seconds.
     private func dueBy(_ t: Double, _ r0: Double, _ r1: Double, _ span: Double) -> Double {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// Debian's Chromium, installed by scripts/ensure-deps.
@@ -42,7 +43,7 @@ private func close(_ a: [[Double]], _ b: [[Double]]) -> Bool {
 }
 
 /// `trawl bench --report`, opened in a real browser (headless Chromium).
-@Suite("trawl bench --report in Chromium", .serialized)
+@Suite("trawl bench --report in Chromium", .serialized, .endToEnd)
 struct BenchReportBrowserTests {
     @Test func reportLoadsWithoutConsoleErrorsIsSelfContainedAndNotBlank() async throws {
         let workspace = try Workspace()

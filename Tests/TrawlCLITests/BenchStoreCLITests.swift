@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // `trawl bench --rate R --rate-store`: one rate for several load-generating processes (issue 17), against a real
@@ -40,7 +41,7 @@ private func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
-@Suite("trawl bench --rate-store: one rate for several processes through a real redis-server", .timeLimit(.minutes(3)))
+@Suite("trawl bench --rate-store: one rate for several processes through a real redis-server", .endToEndAlone)
 struct BenchStoreCLITests {
     @Test("two bench processes with --rate R and the same store send R requests/s in all at the server (±10%)")
     func twoProcessesShareOneRate() async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 private func withServer(_ body: (TestServer) async throws -> Void) async throws {
     try await TestServer.with(body)
 }
 
-@Suite("trawl command line")
+@Suite("trawl command line", .endToEnd)
 struct CLITests {
     @Test("trawl demo runs the bulk job against the embedded API and verifies its output")
     func demoVerifiesItsOutput() async throws {

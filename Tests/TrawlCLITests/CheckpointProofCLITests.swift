@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Issue 13, "The checkpoint is proof, not a hint": a resume checks the checkpoint against the segments (page
 // lengths and checksums in segments/N.pages) and refuses any mismatch; the failure report's "kept" is what is on
 // disk.
 
-@Suite("Issue 13: the checkpoint is proof, not a hint", .timeLimit(.minutes(3)))
+@Suite("Issue 13: the checkpoint is proof, not a hint", .endToEnd)
 struct CheckpointProofCLITests {
     /// A run whose only unit fails at page 3 of 5 (404), leaving 2 pages (20 items) in its segment.
     private func failedRun(_ server: TestServer, in workspace: Workspace, query: String = "") async throws

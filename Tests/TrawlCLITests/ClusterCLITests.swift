@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Running one job as several processes (issue 17): the rate a shard applies, the budget shared through a rate
@@ -20,7 +21,7 @@ func clusterJob(_ server: TestServer, units: Int, settings: String, query: Strin
     """
 }
 
-@Suite("trawl fetch past one machine: shard rates", .timeLimit(.minutes(3)))
+@Suite("trawl fetch past one machine: shard rates", .endToEndAlone)
 struct ShardRateCLITests {
     @Test("a sharded run without a store sends its 1/N share of --rate, and says so on its first line")
     func shardWithoutStoreTakesItsShare() async throws {
@@ -54,7 +55,7 @@ struct ShardRateCLITests {
     }
 }
 
-@Suite("trawl fetch past one machine: one rate budget through a real redis-server", .timeLimit(.minutes(3)))
+@Suite("trawl fetch past one machine: one rate budget through a real redis-server", .endToEndAlone)
 struct RateStoreCLITests {
     @Test("two shards sharing --rate R through --rate-store send R requests/s in all at the server (±10%)")
     func twoShardsShareOneBudget() async throws {
@@ -177,7 +178,7 @@ struct RateStoreCLITests {
     }
 }
 
-@Suite("trawl fetch --adaptive: per-host concurrency that follows the host", .timeLimit(.minutes(3)))
+@Suite("trawl fetch --adaptive: per-host concurrency that follows the host", .endToEndAlone)
 struct AdaptiveConcurrencyCLITests {
     /// Runs `units` one-page units against a host that answers 429 to a request finding more than 3 in flight.
     func run(_ server: TestServer, adaptive: Bool, units: Int = 120, in workspace: Workspace) async throws
@@ -229,7 +230,7 @@ struct AdaptiveConcurrencyCLITests {
     }
 }
 
-@Suite("trawl plan --shards and trawl report --merge", .timeLimit(.minutes(3)))
+@Suite("trawl plan --shards and trawl report --merge", .endToEnd)
 struct PlanAndMergeCLITests {
     /// 12 units: n=5..60 step 5 with 10 per page; page 2 always fails (500), so the units with n > 10 fail.
     func writeJob(_ server: TestServer, in workspace: Workspace) throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// A gzip page cut before its trailer is never exit 0 with short output: `get` fails, `fetch` retries the page as
 /// truncated and then fails naming the URL and the page.
-@Suite("CLI: a compressed body cut before its trailer")
+@Suite("CLI: a compressed body cut before its trailer", .endToEnd)
 struct CompressedCLITests {
     @Test("get and fetch exit 1 naming the URL; fetch retried the page")
     func cutGzipPage() async throws {

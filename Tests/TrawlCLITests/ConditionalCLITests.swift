@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Conditional requests (issue 16) end to end: `trawl fetch --cache DIR` against `/feed/NAME`, which answers
@@ -21,7 +22,7 @@ private func statuses(_ server: TestServer, _ name: String) -> [Int] {
     server.requestLog.filter { $0.target.hasPrefix("/feed/\(name)") }.map(\.status)
 }
 
-@Suite("conditional requests end to end", .timeLimit(.minutes(3)))
+@Suite("conditional requests end to end", .endToEnd)
 struct ConditionalCLITests {
     @Test("304s reuse the stored pages (the job's cache is private: credentialed pages too); output = a full fetch")
     func notModifiedReusesStoredPages() async throws {

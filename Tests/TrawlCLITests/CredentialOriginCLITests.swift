@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// Credentials and the pages a server names: two test servers on two ports are two origins; the first names the
 /// second in its next links, as a hostile or careless API could.
-@Suite("trawl fetch: credentials never follow a next link to another origin", .timeLimit(.minutes(2)))
+@Suite("trawl fetch: credentials never follow a next link to another origin", .endToEnd)
 struct CredentialOriginCLITests {
     let credentialArguments = [
         "-H", "Authorization: Bearer s3cret", "-H", "Cookie: session=abc", "-H", "X-Api-Key: k3y",

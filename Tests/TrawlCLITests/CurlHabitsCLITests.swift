@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// `get` with curl's request habits: -u, -d and its relatives, --json, -G, -H 'Name:' / 'Name;', --max-redirs, -L.
-@Suite("CLI curl habits")
+@Suite("CLI curl habits", .endToEnd)
 struct CurlHabitsCLITests {
     func echo(_ arguments: [String], in workspace: Workspace? = nil) async throws -> EchoReply {
         // A workspace made here is this call's own, removed when it returns.

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// README's daily job (issue 16: incremental, dependent, conditional and OAuth2 in one file), run twice against the
 /// loopback server with its example URLs pointed there.
-@Suite("README's daily job end to end", .timeLimit(.minutes(3)))
+@Suite("README's daily job end to end", .endToEnd)
 struct DailyJobCLITests {
     /// The YAML block of README's "A daily job" section.
     static func readmeJob() throws -> String {

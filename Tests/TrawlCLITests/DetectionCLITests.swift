@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// `trawl fetch URL` with no pagination flags (issue 21): each shape detected, said as the flags that pin it, and
 /// walked to every item exactly once.
-@Suite("trawl fetch URL: zero-configuration detection", .timeLimit(.minutes(3)))
+@Suite("trawl fetch URL: zero-configuration detection", .endToEnd)
 struct DetectionCLITests {
     struct Shape: Sendable, CustomTestStringConvertible {
         let name: String

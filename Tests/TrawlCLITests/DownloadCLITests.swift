@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
-@Suite("trawl get -o: failures, hints and checks before sending", .timeLimit(.minutes(3)))
+@Suite("trawl get -o: failures, hints and checks before sending", .endToEnd)
 struct DownloadCLITests {
     @Test("a body cut mid-way keeps the partial file with a hint to --continue, which then finishes it")
     func cutThenContinue() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // README's "Durability" promise, checked on the system calls of a real `trawl fetch` run under strace: a segment's
@@ -17,7 +18,7 @@ private let tracedCalls = "fsync,fdatasync,rename,renameat,renameat2,openat,pwri
 
 // MARK: - The test
 
-@Suite("trawl fetch: the durability order README promises, seen in strace", .timeLimit(.minutes(2)))
+@Suite("trawl fetch: the durability order README promises, seen in strace", .endToEnd)
 struct DurabilityCLITests {
     /// Three units in one output: a planned walk whose last page is late (so its first pages are checkpointed in a
     /// segment before the unit is done), a shorter one, and a serial cursor walk; the later units wait in their

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
-@Suite("trawl extract")
+@Suite("trawl extract", .endToEnd)
 struct ExtractCLITests {
     @Test("a file: one compact element per line, side fields on stderr, --count on the last line")
     func file() async throws {

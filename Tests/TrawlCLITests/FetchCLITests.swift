@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // End-to-end tests of `trawl fetch` against the test server's `/paged/STYLE` API (helpers in CLISupport.swift).
@@ -35,7 +36,7 @@ private let mixedJobLines = itemLines(0..<3000) + itemLines(0..<2000) + itemLine
 
 // MARK: - Tests
 
-@Suite("trawl fetch end to end", .timeLimit(.minutes(3)))
+@Suite("trawl fetch end to end", .endToEnd)
 struct FetchCLITests {
     /// When a kill happens, counted from the start of the run (by progress, not time: the machine may be busy).
     enum KillPoint: CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // End-to-end tests of what `trawl fetch` does when pages fail for good, when a search API caps its results, and
@@ -18,7 +19,7 @@ private func shell(_ command: String, in workspace: Workspace) async throws -> R
     return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
 }
 
-@Suite("trawl fetch: failed pages, retries, caps and progress", .timeLimit(.minutes(3)))
+@Suite("trawl fetch: failed pages, retries, caps and progress", .endToEnd)
 struct FetchRecoveryCLITests {
     /// Three units in job order; the middle one's third page answers 404 the first time it is asked for.
     private func job(_ server: TestServer, fault: String) -> String {

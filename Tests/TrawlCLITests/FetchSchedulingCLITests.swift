@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // `trawl fetch`'s scheduling settings (-c, --per-host, --rate, --max-wait, --timeout and the job file's concurrency,
@@ -16,7 +17,7 @@ enum SettingSource: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-@Suite("trawl fetch scheduling settings, seen at the server", .timeLimit(.minutes(3)))
+@Suite("trawl fetch scheduling settings, seen at the server", .endToEndAlone)
 struct FetchSchedulingCLITests {
     /// Runs `trawl fetch` of one `page` source at `/paged/page?QUERY` (planned: each page says how many there are),
     /// quietly, with a report in `report.json`. The job file's settings hold `backoff_ms: 1` and `fileSetting`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
@@ -44,7 +45,7 @@ private final class FIFOReader {
     }
 }
 
-@Suite("Issue 13: trawl writes where asked, never elsewhere", .timeLimit(.minutes(3)))
+@Suite("Issue 13: trawl writes where asked, never elsewhere", .endToEnd)
 struct FileSafetyCLITests {
     @Test(
         "a source name that is not a safe file name is a usage error naming it; nothing is sent or written",

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import trawl
 
 /// Hints are advice a user can follow: every flag a message names exists, and no library setting
 /// (`TLSOptions.caFile`, `Timeouts.total`) reaches a CLI user.
-@Suite("CLI hints name flags that exist")
+@Suite("CLI hints name flags that exist", .endToEnd)
 struct HintFlagsTests {
     static let commands = ["demo", "fetch", "get", "extract", "bench", "serve", "report", "plan"]
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Careless flags, hostile paths and servers: a usage error (exit 2) or a failure naming what (exit 1), never a
 // crash (issue 22). Helpers in CLISupport.swift.
 
-@Suite("hostile input end to end: no crash, the right exit status", .timeLimit(.minutes(2)))
+@Suite("hostile input end to end: no crash, the right exit status", .endToEnd)
 struct HostileInputCLITests {
     @Test("one-character relative directories for --state, --output-dir and -o are created, not a crash")
     func oneCharacterDirectories() async throws {

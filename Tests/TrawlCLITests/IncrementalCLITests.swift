@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Incremental sync (issue 16) end to end: `trawl fetch --incremental … --state DIR` against `/feed/NAME`, whose
@@ -36,7 +37,7 @@ private func mark(_ workspace: Workspace, _ source: String) throws -> String? {
     ((try marks(workspace)["sources"] as? [String: Any])?[source] as? [String: Any])?["mark"] as? String
 }
 
-@Suite("incremental sync end to end", .timeLimit(.minutes(3)))
+@Suite("incremental sync end to end", .endToEnd)
 struct IncrementalCLITests {
     @Test("a second run after new items were added fetches exactly the new window; the report has the marks")
     func secondRunFetchesOnlyNew() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
@@ -22,7 +23,7 @@ private func scrape(_ url: String) async throws -> (status: Int, contentType: St
     return (response.status, response.head.headers["content-type"], response.bodyText)
 }
 
-@Suite("trawl fetch --metrics-listen / --metrics-push: Prometheus metrics", .timeLimit(.minutes(3)))
+@Suite("trawl fetch --metrics-listen / --metrics-push: Prometheus metrics", .endToEnd)
 struct MetricsCLITests {
     @Test("--metrics-listen serves the job's counters in Prometheus text format while it runs")
     func listenServesPrometheusTextDuringTheRun() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// `--limit-param` for offset walks, and pagination flags that do not fit the style named as flags.
-@Suite("CLI offset flags")
+@Suite("CLI offset flags", .endToEnd)
 struct OffsetFlagsCLITests {
     @Test("--limit-param names offset's limit parameter")
     func limitParam() async throws {

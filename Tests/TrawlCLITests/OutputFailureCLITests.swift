@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// A closed stdout ends with curl's exit 23 and one short line; files that cannot be written are named with the
 /// reason, never as a raw Foundation error.
-@Suite("CLI output failures")
+@Suite("CLI output failures", .endToEnd)
 struct OutputFailureCLITests {
     /// `trawl ARGUMENTS | head -c 100`, returning trawl's own exit status and stderr.
     func piped(_ arguments: String, in workspace: Workspace) async throws -> RunResult {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // The first unit merged into an empty output is moved there (its segment renamed over the output), not copied;
@@ -9,7 +10,7 @@ import TrawlTestServer
 
 private let stracePath = "/usr/bin/strace"
 
-@Suite("trawl fetch: the first unit is moved into the output", .timeLimit(.minutes(2)))
+@Suite("trawl fetch: the first unit is moved into the output", .endToEnd)
 struct OutputMoveCLITests {
     private func arguments(_ server: TestServer, _ output: String) -> [String] {
         ["fetch", "--url", server.url("/paged/page?n=45&per_page=10"), "--paginate", "page", "--total-pages",

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
-@Suite("trawl fetch: dependent sources survive kill -9", .timeLimit(.minutes(3)))
+@Suite("trawl fetch: dependent sources survive kill -9", .endToEnd)
 struct ParentResumeCLITests {
     /// 24 users (2 per page), each with 5 kids (2 per page, 20 ms a page): kids are fetched while users still are.
     func job(_ server: TestServer, logins: [String]) -> String {

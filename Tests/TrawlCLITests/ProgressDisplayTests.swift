@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlJobs
 
 @testable import trawl
 
-@Suite("trawl's progress line and retry command, without a process")
+@Suite("trawl's progress line and retry command, without a process", .endToEnd)
 struct ProgressDisplayTests {
     /// A job of 3 units: one planned (60 pages), one cursor chain still walking, one not started.
     func midway() -> JobProgress {

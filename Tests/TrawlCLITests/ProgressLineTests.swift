@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 @testable import trawl
 
-@Suite("The progress line's text")
+@Suite("The progress line's text", .endToEnd)
 struct ProgressLineTests {
     @Test("with a total: bar, percent, MB done/total, the unit before the ETA, then the speed")
     func withTotal() {

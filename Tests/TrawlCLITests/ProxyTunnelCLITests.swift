@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// HTTPS through a forward proxy (`https_proxy`, a CONNECT tunnel): what the user sees is the origin's answer,
 /// never the proxy's `200 Connection established`; a proxy that refuses the tunnel is a proxy error.
-@Suite("CLI: HTTPS through a CONNECT proxy", .timeLimit(.minutes(2)))
+@Suite("CLI: HTTPS through a CONNECT proxy", .endToEnd)
 struct ProxyTunnelCLITests {
     @Test("a 404 through the tunnel is the origin's 404 (exit 1), a 200 is the origin's body")
     func originStatusThroughTunnel() async throws {

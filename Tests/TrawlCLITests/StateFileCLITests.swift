@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// A state file trawl wrote and someone broke: the message names the file and what is wrong in a few words, never
 /// Foundation's `DecodingError` dump.
-@Suite("CLI: unreadable state files")
+@Suite("CLI: unreadable state files", .endToEnd)
 struct StateFileCLITests {
     @Test("a broken marks.json or checkpoint.json is named with what is wrong, without a DecodingError dump")
     func brokenStateFiles() async throws {

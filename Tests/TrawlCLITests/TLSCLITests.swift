@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 /// `--cacert`, `--capath`, `-k`, `--cert`/`--key`, curl's CA variables and `tls:` in job files, against nginx with
 /// a certificate from a private CA the test makes.
-@Suite("CLI TLS")
+@Suite("CLI TLS", .endToEnd)
 struct TLSCLITests {
     @Test("a private CA is refused by default, with a hint naming --cacert; --cacert and --capath trust it")
     func cacertAndCapath() async throws {

@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 @testable import trawl
 
-@Suite("What reaches the terminal")
+@Suite("What reaches the terminal", .endToEnd)
 struct TerminalTextTests {
     @Test("escape sequences and other controls a server sends are shown escaped; newlines and tabs stay")
     func controlsEscaped() {

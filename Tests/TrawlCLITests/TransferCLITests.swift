@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
@@ -175,7 +176,7 @@ extension Client {
     }
 }
 
-@Suite("trawl get: uploads and downloads", .timeLimit(.minutes(3)))
+@Suite("trawl get: uploads and downloads", .endToEnd)
 struct TransferCLITests {
     static let gigabyte = 1_000_000_000
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// A URL past the 64 KiB cap is bad usage (exit 2) naming where it came from, in a few lines: never megabytes of
 /// stderr and a libcurl internal (`curl 3: No URL set`).
-@Suite("CLI: a URL past the length cap is a usage error")
+@Suite("CLI: a URL past the length cap is a usage error", .endToEnd)
 struct URLCapCLITests {
     let long = "http://127.0.0.1:9/items?q=" + String(repeating: "x", count: 100_000)
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 // Anything decided before a request is sent is a usage error: exit 2, the message, then the subcommand's usage
 // (issue 22). Helpers in CLISupport.swift.
 
-@Suite("usage errors are exit 2 with the subcommand's usage", .timeLimit(.minutes(2)))
+@Suite("usage errors are exit 2 with the subcommand's usage", .endToEnd)
 struct UsageErrorCLITests {
     func expectUsage(
         _ arguments: [String], _ message: String, in workspace: Workspace,
@@ -89,7 +90,7 @@ struct UsageErrorCLITests {
     }
 }
 
-@Suite("job files from pipes, directories and missing paths", .timeLimit(.minutes(2)))
+@Suite("job files from pipes, directories and missing paths", .endToEnd)
 struct JobFileSourceCLITests {
     @Test("a job file read from a pipe (process substitution) runs; its output is job.jsonl")
     func pipedJobFile() async throws {

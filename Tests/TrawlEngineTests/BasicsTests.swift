@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Engine basics")
+@Suite("Engine basics", .hangGuard)
 struct BasicsTests {
     @Test func getReturnsBodyHeadersAndConnectionFacts() async throws {
         try await withServer { server in
@@ -126,7 +127,7 @@ struct BasicsTests {
     }
 }
 
-@Suite("Values built by hand")
+@Suite("Values built by hand", .hangGuard)
 struct HandBuiltValueTests {
     /// A stub stands in for a response from the wire: built by hand from a real response's parts, it answers
     /// every accessor as the real one does.

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
 /// Compressed bodies are decoded by Trawl (zlib, bounded steps): a stream cut before its trailer is truncated, a
 /// bomb is refused with a message that says so, and a slow consumer pausing a highly compressed stream gets every
 /// byte (libcurl's own decoding failed there with "curl 27: Out of memory").
-@Suite("compressed bodies: bounded, complete or an error")
+@Suite("compressed bodies: bounded, complete or an error", .hangGuard)
 struct CompressedBodyTests {
     static let text = Array(String(repeating: "{\"id\":12345,\"name\":\"trawl\"},", count: 20_000).utf8)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +42,7 @@ private struct FullBacklogListener {
     func close() { for socket in sockets { _ = Glibc.close(socket) } }
 }
 
-@Suite("Connect timeout")
+@Suite("Connect timeout", .hangGuard)
 struct ConnectTimeoutTests {
     @Test func connectTimeoutIsReported() async throws {
         let listener = try FullBacklogListener()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
 /// `--continue` and a `416` without validators: the partial file is complete only when a `HEAD` says the resource
 /// is still the one it holds (issue 22).
-@Suite("a 416 without validators is checked before the partial file is called complete")
+@Suite("a 416 without validators is checked before the partial file is called complete", .hangGuard)
 struct DownloadConfirmTests {
     static let range416 = CannedServer.response(
         "HTTP/1.1 416 Range Not Satisfiable", ["Content-Range: bytes */5", "Content-Length: 0"])

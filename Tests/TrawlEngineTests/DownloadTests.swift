@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
@@ -13,7 +14,7 @@ func scratchDirectory() throws -> String {
     return path
 }
 
-@Suite("Downloads to a file", .timeLimit(.minutes(1)))
+@Suite("Downloads to a file", .hangGuard)
 struct DownloadTests {
     @Test("the body lands in place through a .part file; progress ends at the total; the hash is reported")
     func plainDownload() async throws {
@@ -190,7 +191,7 @@ struct DownloadTests {
     }
 }
 
-@Suite("Resumed downloads against every server behaviour", .timeLimit(.minutes(1)))
+@Suite("Resumed downloads against every server behaviour", .hangGuard)
 struct DownloadResumeTests {
     static let size = 2_000_000
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Resume decisions from the response head alone")
+@Suite("Resume decisions from the response head alone", .hangGuard)
 struct ResumeAnswerTests {
     let etag = "\"v1\""
     let date = "Sun, 13 Sep 2020 12:26:40 GMT"

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlEngine
 
-@Suite("DurableFile: appends, truncation to a checkpoint, creation")
+@Suite("DurableFile: appends, truncation to a checkpoint, creation", .hangGuard)
 struct DurableFileTests {
     func directory() throws -> String {
         let path = NSTemporaryDirectory() + "trawl-durable-\(UUID().uuidString)"

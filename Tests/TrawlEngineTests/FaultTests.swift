@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Faults: each bad input has its exact error")
+@Suite("Faults: each bad input has its exact error", .hangGuard)
 struct FaultTests {
     @Test func shortContentLengthIsTruncated() async throws {
         try await withServer { server in

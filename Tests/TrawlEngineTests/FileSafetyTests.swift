@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlEngine
 
@@ -7,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("DurableFile and FileLock: no writes through links, pipes in place, one holder")
+@Suite("DurableFile and FileLock: no writes through links, pipes in place, one holder", .hangGuard)
 struct FileSafetyTests {
     func directory() throws -> String {
         let path = NSTemporaryDirectory() + "trawl-safety-\(UUID().uuidString)"

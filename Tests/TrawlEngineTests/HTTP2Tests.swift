@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
@@ -10,7 +11,7 @@ private func http2Server() async throws -> NginxTLSServer {
     }
 }
 
-@Suite("HTTP/2 over TLS", .serialized)
+@Suite("HTTP/2 over TLS", .serialized, .endToEnd)
 struct HTTP2Tests {
     @Test func http2IsNegotiatedAndMultiplexed() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"),

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
 /// Heads no HTTP server sends: no status line, a malformed one, a header line of megabytes, a head of
 /// hundreds of kilobytes. Each is an error that says what it is, never a libcurl internal ("the scheme is not
 /// supported", "Out of memory").
-@Suite("hostile heads: not an HTTP response, header too large")
+@Suite("hostile heads: not an HTTP response, header too large", .hangGuard)
 struct HostileHeadTests {
     static let responses: [String: [UInt8]] = [
         "/http09": Array("hello world\n".utf8),

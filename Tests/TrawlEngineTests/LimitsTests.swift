@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Size limits, timeouts and concurrency limits")
+@Suite("Size limits, timeouts and concurrency limits", .hangGuard)
 struct LimitsTests {
     @Test(arguments: ["/bytes/3000000", "/bytes/3000000?chunked=1", "/gzip/3000000"])
     func bodyLimitHoldsForEveryEncoding(path: String) async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
 /// `Configuration.loopThreads`: more than one multi handle, each on its own thread.
-@Suite("Several loop threads")
+@Suite("Several loop threads", .endToEnd)
 struct LoopThreadsTests {
     private func client(loops: Int, _ adjust: (inout Client.Configuration) -> Void = { _ in }) -> Client {
         var config = Client.Configuration()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("The method is an RFC 9110 token: nothing else reaches the request line")
+@Suite("The method is an RFC 9110 token: nothing else reaches the request line", .hangGuard)
 struct MethodTokenTests {
     @Test("a method that would smuggle a second request is refused and nothing is sent")
     func smuggledRequestIsRefused() async throws {

@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 
-@Suite struct PageHashTests {
+@Suite(.hangGuard) struct PageHashTests {
     @Test func theValueDoesNotDependOnHowTheBytesAreSplit() {
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ $0 >> 3) }
         let whole = PageHash.of(bytes)

@@ -1,8 +1,9 @@
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlEngine
 
-@Suite("PathName: paths taken apart without Foundation's one-character trap")
+@Suite("PathName: paths taken apart without Foundation's one-character trap", .hangGuard)
 struct PathNameTests {
     @Test("the parent of one-character, nested, rooted and slash-ended names")
     func parents() {
@@ -28,7 +29,7 @@ struct PathNameTests {
     }
 }
 
-@Suite("Duration bounds: server numbers and huge timeouts never trap")
+@Suite("Duration bounds: server numbers and huge timeouts never trap", .hangGuard)
 struct DurationBoundsTests {
     @Test("boundedSeconds clamps infinity, huge and negative values and NaN")
     func bounded() {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("a failing proxy is named as the proxy; a redirect to nowhere is an error")
+@Suite("a failing proxy is named as the proxy; a redirect to nowhere is an error", .hangGuard)
 struct ProxyAndLocationTests {
     @Test("the proxy for a URL, as libcurl picks it from the environment, credentials hidden")
     func proxyForURL() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
@@ -27,7 +28,7 @@ private enum SchemeSwitchingServer {
     }
 }
 
-@Suite("Redirects that change only the scheme strip credentials")
+@Suite("Redirects that change only the scheme strip credentials", .hangGuard)
 struct RedirectDowngradeTests {
     /// Pairs of URLs that differ in scheme only: the same host and the same port once defaults are filled in.
     static let schemeOnlyChanges: [(from: String, to: String)] = [

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Redirects are followed by Trawl, with credentials stripped across origins")
+@Suite("Redirects are followed by Trawl, with credentials stripped across origins", .hangGuard)
 struct RedirectTests {
     @Test func followsAChain() async throws {
         try await withServer { server in

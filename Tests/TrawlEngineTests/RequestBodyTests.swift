@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Request bodies and progress")
+@Suite("Request bodies and progress", .hangGuard)
 struct RequestBodyTests {
     @Test func bytesBodyWithContentType() async throws {
         try await withServer { server in

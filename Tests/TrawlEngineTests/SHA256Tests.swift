@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 
-@Suite("SHA-256")
+@Suite("SHA-256", .hangGuard)
 struct SHA256Tests {
     func hex(_ text: String) -> String {
         var hash = SHA256()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Secure defaults")
+@Suite("Secure defaults", .hangGuard)
 struct SecurityTests {
     @Test func crlfInHeaderValueIsRejectedBeforeSending() async throws {
         try await withServer { server in

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
 /// Responses libcurl 7.88 accepts with CURLE_OK although their body is short or wrong: each must fail, naming the
 /// URL, before any of the body is delivered (issue 22).
-@Suite("no silent short output: cut heads, untrustworthy lengths, unrequested 101")
+@Suite("no silent short output: cut heads, untrustworthy lengths, unrequested 101", .hangGuard)
 struct ShortResponseTests {
     static let responses: [String: [UInt8]] = [
         "/cut-head": Array("HTTP/1.1 200 OK\r\nContent-Type: appl".utf8),

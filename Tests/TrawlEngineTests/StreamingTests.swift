@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
-@Suite("Streaming bodies, back-pressure and cancellation")
+@Suite("Streaming bodies, back-pressure and cancellation", .hangGuard)
 struct StreamingTests {
     @Test func streamDeliversTheWholeBodyInOrder() async throws {
         try await withServer { server in

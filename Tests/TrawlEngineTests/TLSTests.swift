@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 import TrawlTestServer
 
@@ -75,7 +76,7 @@ private final class TLSServer {
     enum TLSServerError: Error { case didNotStart }
 }
 
-@Suite("TLS verification", .serialized)
+@Suite("TLS verification", .serialized, .endToEnd)
 struct TLSTests {
     @Test func verificationIsOnByDefault() async throws {
         let server = try await TLSServer()

@@ -1,11 +1,12 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlEngine
 
 private struct Cause: Error, CustomStringConvertible {
     let description: String
 }
 
-@Suite("TrawlError descriptions")
+@Suite("TrawlError descriptions", .hangGuard)
 struct TrawlErrorDescriptionTests {
     @Test("an underlying error is shown in brackets once, not again when the message already quotes it")
     func underlyingShownOnce() {

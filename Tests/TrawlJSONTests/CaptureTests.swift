@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
-@Suite struct CaptureTests {
+@Suite(.hangGuard) struct CaptureTests {
     let stripe = #"""
         {"object": "list", "data": [{"id": "ch_1", "amount": 5}, {"id": "ch_2", "amount": 7},
          {"id": "ch_3", "amount": 9, "meta": {"id": "decoy"}}], "has_more": true,
@@ -74,7 +75,7 @@ import Testing
     }
 }
 
-@Suite struct KeyPathTests {
+@Suite(.hangGuard) struct KeyPathTests {
     @Test func parsesTheDottedForm() {
         #expect(JSONKeyPath("").components.isEmpty)
         #expect(JSONKeyPath("$") == .root)

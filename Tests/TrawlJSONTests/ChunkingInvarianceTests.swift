@@ -1,10 +1,11 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// The extractor's answer does not depend on where the chunks end: the same elements are handed out before a
 /// failure, and the failure is the same, at the same byte, line, column and key path. Every limit is checked at
 /// the byte or token that crosses it; whitespace is never part of a token.
-@Suite struct ChunkingInvarianceTests {
+@Suite(.hangGuard) struct ChunkingInvarianceTests {
     static let small = JSONLimits(maxDepth: 8, maxTokenBytes: 24, maxElementBytes: 64, maxCaptureBytes: 16)
 
     /// Extracts whole, split at every offset, and a byte at a time; every run must agree with the whole one.

@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 import TrawlJSON
 
-@Suite("Decoding the value at a key path in one pass")
+@Suite("Decoding the value at a key path in one pass", .hangGuard)
 struct DecodeAtPathTests {
     struct Item: Decodable, Equatable {
         let id: Int

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// Decoders and their keyed containers are reused from one value to the next (issue 15): nothing of one
 /// value may leak into the next, whatever their types and shapes.
-@Suite struct DecoderReuseTests {
+@Suite(.hangGuard) struct DecoderReuseTests {
     struct Pair: Decodable, Equatable {
         let first: Int
         let second: String

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
-@Suite struct DecoderTests {
+@Suite(.hangGuard) struct DecoderTests {
     struct Repo: Codable, Equatable {
         struct Owner: Codable, Equatable { var login: String; var siteAdmin: Bool }
         var id: Int64

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// Generated documents decode to the same values through TrawlJSON as through `JSONDecoder`.
-@Suite struct DifferentialTests {
+@Suite(.hangGuard) struct DifferentialTests {
     struct Record: Codable, Equatable {
         enum Kind: String, Codable { case alpha, beta, gamma }
         var recordId: Int64

@@ -1,10 +1,11 @@
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlJSON
 
 /// A duplicated key on the items path would mix two collections into one output: the document is refused at the
 /// second occurrence (issue 22). Off the path, duplicates are kept as sent.
-@Suite("duplicated keys on the items path are an error, never both arrays")
+@Suite("duplicated keys on the items path are an error, never both arrays", .hangGuard)
 struct DuplicateItemsTests {
     @Test("the items key twice, a parent key twice, a value then an array: refused at the second")
     func duplicatedOnThePath() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// The fast element output (`feed(_:appendingLinesTo:)`, straight from the recorded compact JSON) writes
 /// byte for byte what the element path and the event writer write, over generated documents with escapes,
 /// unicode, big numbers, deep nesting and random whitespace, fed in random chunks.
-@Suite struct ElementOutputTests {
+@Suite(.hangGuard) struct ElementOutputTests {
     /// Random JSON text, compact or with whitespace, and the compact form every writer must produce.
     struct Document {
         var random: DifferentialTests.Generator

@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// A bad document, the elements that complete before the error, and the exact error.
@@ -126,7 +127,7 @@ func located(_ error: JSONError?) -> String {
     return error.description
 }
 
-@Suite struct ErrorTests {
+@Suite(.hangGuard) struct ErrorTests {
     @Test(arguments: badCases)
     func reportsWhatAndWhere(_ bad: BadCase) throws {
         let result = try extract(bad.document, path: bad.path)
@@ -191,7 +192,7 @@ func located(_ error: JSONError?) -> String {
     }
 }
 
-@Suite struct LimitTests {
+@Suite(.hangGuard) struct LimitTests {
     /// The linear-time path for long tokens: a 40 MB string fed 16 KB at a time.
     @Test func fortyMegabyteStringInSixteenKilobyteChunks() throws {
         let length = 40 << 20

@@ -1,11 +1,12 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// The fast lane (`ItemScanner`) takes the items array's elements whole when they are written as JSON, recorded
 /// as events (`.values`, for decoding) or counted. `extract` in Support.swift runs every test's extraction with
 /// and without it and expects the same elements (their event bytes too), summary and error; these tests feed it
 /// generated documents, valid and broken, in random chunks.
-@Suite struct FastLaneTests {
+@Suite(.hangGuard) struct FastLaneTests {
     struct Random {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// `JSONFieldsDecodable`: every way Trawl decodes takes it, and it reads what the `Decodable` path reads.
-@Suite struct FieldsDecodingTests {
+@Suite(.hangGuard) struct FieldsDecodingTests {
     /// Says which initializer made it.
     struct Probe: Decodable, JSONFieldsDecodable, Equatable {
         var name: String

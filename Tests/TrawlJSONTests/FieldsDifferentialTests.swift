@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// `JSONFieldsDecodable` (the fast typed path) gives exactly what the `Decodable` path and Foundation's
 /// `JSONDecoder` give, values and errors, over generated documents: escapes, unicode, big numbers, nested
 /// objects and arrays of them, optionals, missing keys, nulls and values of the wrong kind.
-@Suite struct FieldsDifferentialTests {
+@Suite(.hangGuard) struct FieldsDifferentialTests {
     typealias Writer = DifferentialTests.Writer
     typealias Generator = DifferentialTests.Generator
 

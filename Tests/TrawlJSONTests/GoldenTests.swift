@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// A document, a key path, and the JSON Lines the extractor must produce for it.
@@ -92,7 +93,7 @@ let goldenCases: [GoldenCase] = [
         expected: [#"{"k":"v"}"#, "[]"]),
 ]
 
-@Suite struct GoldenTests {
+@Suite(.hangGuard) struct GoldenTests {
     @Test(arguments: goldenCases)
     func extractsElements(_ golden: GoldenCase) throws {
         for form in [JSONExtractor.Form.json, .values] {

@@ -1,10 +1,11 @@
 import Synchronization
 import Testing
+import TrawlTestSupport
 @testable import TrawlJSON
 
 /// The queue a page reader keeps decoded items in: moved in, moved out in order, and whatever is left when it
 /// goes away is released (a walk stopped mid-page must not leak the items it had decoded ahead).
-@Suite struct ItemQueueTests {
+@Suite(.hangGuard) struct ItemQueueTests {
     final class Alive: Sendable {
         let count = Atomic<Int>(0)
     }

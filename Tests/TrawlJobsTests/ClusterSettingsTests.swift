@@ -1,8 +1,9 @@
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlJobs
 
-@Suite("Running past one machine: settings, the RESP reader, AIMD")
+@Suite("Running past one machine: settings, the RESP reader, AIMD", .hangGuard)
 struct ClusterSettingsTests {
     let minimal = "sources: [{name: a, url: \"http://127.0.0.1:9/a\", paginate: link, items: \"\"}]"
 

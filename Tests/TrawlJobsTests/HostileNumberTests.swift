@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 
 @testable import TrawlJobs
 
 /// Numbers from servers and job files that used to end in "Double value cannot be converted" (issue 22).
-@Suite("hostile numbers: server waits are bounded, job-file seconds are checked")
+@Suite("hostile numbers: server waits are bounded, job-file seconds are checked", .hangGuard)
 struct HostileNumberTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
     let longest = Duration.seconds(Duration.longestBoundedSeconds)

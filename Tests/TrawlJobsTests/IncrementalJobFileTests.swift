@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlJSON
 
@@ -28,7 +29,7 @@ private func fileError(_ text: String) -> JobFileError? {
     return nil
 }
 
-@Suite("incremental: and primary_key: in a job file")
+@Suite("incremental: and primary_key: in a job file", .hangGuard)
 struct IncrementalJobFileTests {
     @Test func parsesEveryKey() throws {
         let job = try Job.parse(

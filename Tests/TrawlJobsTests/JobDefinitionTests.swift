@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlJSON
 
 @testable import Trawl
@@ -123,7 +124,7 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
     """
 }
 
-@Suite struct JobDefinitionFileTests {
+@Suite(.hangGuard) struct JobDefinitionFileTests {
     @Test func yamlAndJSONParseToTheSameJob() throws {
         let yaml = try parse(fullYAML)
         let json = try Job.parse(fullJSON, file: "jobs.json", environment: environment)
@@ -370,7 +371,7 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
     }
 }
 
-@Suite struct JobDefinitionUnitTests {
+@Suite(.hangGuard) struct JobDefinitionUnitTests {
     @Test func matrixExpandsInCartesianOrder() throws {
         let job = try parse(fullYAML)
         let units = try job.units(environment: environment)
@@ -582,7 +583,7 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
     }
 }
 
-@Suite struct JobDefinitionPaginationSpecTests {
+@Suite(.hangGuard) struct JobDefinitionPaginationSpecTests {
     @Test func specsAndOptions() throws {
         #expect(try PaginationStyle.parse("link") == .link())
         #expect(try PaginationStyle.parse(" Page ") == .page())
@@ -635,7 +636,7 @@ private func source(_ extra: String, url: String = "https://x.test/items", matri
     }
 }
 
-@Suite struct JobDefinitionShardTests {
+@Suite(.hangGuard) struct JobDefinitionShardTests {
     private func units(_ count: Int) throws -> [WorkUnit] {
         let job = Job(sources: [
             JobSource(name: "s", url: "https://x.test/{n}", pagination: .link(), items: .root,
@@ -706,7 +707,7 @@ extension MatrixAxis {
     fileprivate func renamed(_ name: String) -> MatrixAxis { MatrixAxis(name: name, values: values) }
 }
 
-@Suite("Job limits and the new settings")
+@Suite("Job limits and the new settings", .hangGuard)
 struct JobLimitsTests {
     @Test("a matrix whose product passes a million units is an error naming the axes, before anything is built")
     func matrixProductCapped() throws {

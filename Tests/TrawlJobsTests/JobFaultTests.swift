@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 @testable import Trawl
@@ -10,7 +11,7 @@ func taggedLines(_ tag: String, _ count: Int) -> String {
     (0..<count).map { SyntheticItems.json(id: $0, tag: tag) + "\n" }.joined()
 }
 
-@Suite("Bulk jobs against injected faults: output equals ground truth", .timeLimit(.minutes(2)))
+@Suite("Bulk jobs against injected faults: output equals ground truth", .hangGuard)
 struct JobFaultTests {
     func settings(attempts: Int = 5, maxWait: Duration = .seconds(5)) -> JobSettings {
         var settings = JobSettings()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
@@ -18,7 +19,7 @@ func searchUnit(
         maxItems: maxItems, maxPages: maxPages)
 }
 
-@Suite("Bulk job reports: counts per source and host, failures, latency, completeness", .timeLimit(.minutes(2)))
+@Suite("Bulk job reports: counts per source and host, failures, latency, completeness", .hangGuard)
 struct JobReportTests {
     func settings() -> JobSettings {
         var settings = JobSettings()
@@ -261,5 +262,37 @@ struct JobReportTests {
                 fileText(directory + "/out.jsonl")
                     == taggedLines("a", 30) + taggedLines("b", 30) + taggedLines("c", 50))
         }
+    }
+}
+
+@Suite("JobStats.added: shard totals saturate at the bounds and count every counter", .hangGuard)
+struct JobStatsAddedTests {
+    func stats(_ value: Int) -> JobStats {
+        var stats = JobStats()
+        stats.requests = value
+        stats.pages = value
+        stats.items = value
+        stats.bytes = value
+        stats.retries = value
+        stats.failedAttempts = value
+        stats.rateLimitWaits = value
+        stats.cappedWaits = value
+        stats.notModified = value
+        return stats
+    }
+
+    func counters(_ stats: JobStats) -> [Int] {
+        [stats.requests, stats.pages, stats.items, stats.bytes, stats.retries, stats.failedAttempts,
+         stats.rateLimitWaits, stats.cappedWaits, stats.notModified]
+    }
+
+    @Test("sums, and .max or .min where a sum overflows in either direction")
+    func saturates() {
+        #expect(counters(JobStats.added([stats(2), stats(3)])) == Array(repeating: 5, count: 9))
+        #expect(counters(JobStats.added([stats(.max), stats(1)])) == Array(repeating: .max, count: 9))
+        #expect(counters(JobStats.added([stats(.max - 1), stats(.max)])) == Array(repeating: .max, count: 9))
+        #expect(counters(JobStats.added([stats(.min), stats(-1)])) == Array(repeating: .min, count: 9))
+        #expect(counters(JobStats.added([stats(.min), stats(.max)])) == Array(repeating: -1, count: 9))
+        #expect(counters(JobStats.added([stats(.max), stats(-1), stats(1)])) == Array(repeating: .max, count: 9))
     }
 }

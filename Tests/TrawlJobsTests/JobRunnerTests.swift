@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 @testable import Trawl
@@ -38,7 +39,7 @@ func fileText(_ path: String) -> String {
     (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
 }
 
-@Suite("Bulk job runner", .timeLimit(.minutes(2)))
+@Suite("Bulk job runner", .hangGuard)
 struct JobRunnerTests {
     func settings() -> JobSettings {
         var settings = JobSettings()

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 @testable import Trawl
 @testable import TrawlJobs
 
-@Suite("Jobs with OAuth2 client credentials", .timeLimit(.minutes(2)))
+@Suite("Jobs with OAuth2 client credentials", .hangGuard)
 struct OAuth2JobTests {
     static let environment = ["OAUTH_ID": "app-7", "OAUTH_SECRET": "sekrit-Value-9"]
 

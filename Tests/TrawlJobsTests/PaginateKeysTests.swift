@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import Trawl
 @testable import TrawlJobs
 
 /// A job file's `paginate:` mapping: every key an error lists as allowed is accepted, and offset takes
 /// `total_items` as page does.
-@Suite("job file paginate keys")
+@Suite("job file paginate keys", .hangGuard)
 struct PaginateKeysTests {
     /// A value for each option that the style can take alone.
     static let values: [String: String] = [

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 @testable import Trawl
@@ -33,7 +34,7 @@ func kidLines(_ login: String, _ count: Int, segment: String? = nil) -> String {
     }.joined()
 }
 
-@Suite("Dependent sources (parent → child)", .timeLimit(.minutes(2)))
+@Suite("Dependent sources (parent → child)", .hangGuard)
 struct ParentChildJobTests {
     func run(_ text: String, in directory: String, shard: Shard? = nil, name: String = "out.jsonl")
         async throws -> JobReport

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlJobs
 
 /// The report's rate-limit seconds are the wall time a host was paused: overlapping pauses count once.
-@Suite("rate-limit pauses in wall time")
+@Suite("rate-limit pauses in wall time", .hangGuard)
 struct PauseWallTimeTests {
     func report(_ metrics: JobMetrics) -> JobReport {
         metrics.report(

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlJobs
 
 /// The README's job file must parse, and expand as described.
-@Suite("README job example")
+@Suite("README job example", .hangGuard)
 struct ReadmeJobExampleTests {
     static func readmeYAML() throws -> String {
         var url = URL(fileURLWithPath: #filePath)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 
 @testable import Trawl
 @testable import TrawlJobs
 
 /// README shows every form of `paginate:`; each must parse into the style it documents.
-@Suite("README paginate forms")
+@Suite("README paginate forms", .hangGuard)
 struct ReadmePaginateFormsTests {
     static func block() throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

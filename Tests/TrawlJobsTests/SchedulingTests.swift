@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import TrawlTestServer
 
 @testable import Trawl
 @testable import TrawlJobs
 
-@Suite("Job scheduling: rate-limit signals, retries, host gates")
+@Suite("Job scheduling: rate-limit signals, retries, host gates", .hangGuard)
 struct SchedulingTests {
     @Test("Retry-After in seconds and as an HTTP date")
     func retryAfter() {

@@ -1,8 +1,9 @@
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 extension TrawlTestServerTests {
-    @Suite("Back-pressure")
+    @Suite("Back-pressure", .hangGuard)
     struct BackPressureTests {
         /// A slow reader must hold the server back: neither the bytes it has handed to the socket nor
         /// the process memory may run ahead of what the client has read by more than the buffers.

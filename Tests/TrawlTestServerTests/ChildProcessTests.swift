@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
-@Suite("Child processes")
+@Suite("Child processes", .endToEnd)
 struct ChildProcessTests {
     private func finished(_ child: ChildProcess) async throws -> ChildProcess {
         for _ in 0..<1000 where child.isRunning { try await Task.sleep(for: .milliseconds(10)) }

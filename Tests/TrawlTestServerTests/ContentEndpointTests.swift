@@ -1,10 +1,11 @@
 import CompressNIO
 import NIOCore
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 extension TrawlTestServerTests {
-    @Suite("Content endpoints")
+    @Suite("Content endpoints", .hangGuard)
     struct ContentEndpointTests {
         @Test func bytesHasLengthAndPattern() async throws {
             try await withServer { server in

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 extension TrawlTestServerTests {
-    @Suite("Ranged downloads")
+    @Suite("Ranged downloads", .hangGuard)
     struct DownloadTests {
         @Test func fullBodyAndValidators() async throws {
             try await withServer { server in

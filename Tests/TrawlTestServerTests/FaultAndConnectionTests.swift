@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 extension TrawlTestServerTests {
-    @Suite("Faults, redirects and connections")
+    @Suite("Faults, redirects and connections", .hangGuard)
     struct FaultAndConnectionTests {
         @Test func shortClosesEarly() async throws {
             try await withServer { server in

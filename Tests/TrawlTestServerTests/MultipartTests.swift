@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 
 @testable import TrawlTestServer
@@ -34,7 +35,7 @@ private func parts(_ response: RawHTTPClient.Response) throws -> [[String: Any]]
 }
 
 extension TrawlTestServerTests {
-    @Suite("Multipart receiver")
+    @Suite("Multipart receiver", .hangGuard)
     struct MultipartTests {
         @Test func simpleFields() async throws {
             try await withServer { server in

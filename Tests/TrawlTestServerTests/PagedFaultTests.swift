@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ private func expectValidPage(_ response: RawHTTPClient.Response, sourceLocation:
 }
 
 extension TrawlTestServerTests {
-    @Suite("Paged API: transient faults, tagged items, request log")
+    @Suite("Paged API: transient faults, tagged items, request log", .hangGuard)
     struct PagedFaultTests {
         @Test(arguments: styles)
         func tooManyRequestsOnceThenNormal(style: String) async throws {

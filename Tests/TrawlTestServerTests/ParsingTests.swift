@@ -1,9 +1,10 @@
 import Testing
+import TrawlTestSupport
 
 @testable import TrawlTestServer
 
 extension TrawlTestServerTests {
-    @Suite("Parsing helpers")
+    @Suite("Parsing helpers", .hangGuard)
     struct ParsingTests {
         @Test func targetSplitsPathAndQuery() {
             let target = RequestTarget("/headers?A=1&b=x%20y&A=%zz&flag&e=a=b")

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// Parent of every suite here. The tests use blocking sockets, so they run one at a time to occupy
 /// at most one thread of the shared cooperative pool (other test targets run alongside).
-@Suite(.serialized)
+@Suite(.serialized, .hangGuard)
 struct TrawlTestServerTests {}
 
 /// Runs `body` against a fresh server and always shuts it down.

@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -37,7 +38,7 @@ enum Shop: ShopRoute {
     }
 }
 
-@Suite("API-wide settings")
+@Suite("API-wide settings", .hangGuard)
 struct APIProtocolTests {
     @Test func anEnumOfRoutesSharesTheAPIsSettings() async throws {
         try await withServer { server in

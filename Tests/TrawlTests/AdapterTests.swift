@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
-@Suite("Adapters and auth")
+@Suite("Adapters and auth", .hangGuard)
 struct AdapterTests {
     struct EchoRoute: GetRoute {
         typealias Output = Echo

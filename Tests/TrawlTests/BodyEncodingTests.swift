@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlJSON
 import TrawlTestServer
 
-@Suite("Body encodings")
+@Suite("Body encodings", .hangGuard)
 struct BodyEncodingTests {
     struct EchoRoute: Route {
         typealias Output = Echo

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlEngine
 import Trawl
 import TrawlJSON
@@ -17,7 +18,7 @@ private func withServer(_ body: (TestServer) async throws -> Void) async throws 
     try await TestServer.with(body)
 }
 
-@Suite("Items streamed from a response")
+@Suite("Items streamed from a response", .hangGuard)
 struct ClientItemsTests {
     @Test func decodesItemsAndCapturesSideFields() async throws {
         try await withServer { server in

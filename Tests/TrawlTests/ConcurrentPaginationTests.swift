@@ -1,8 +1,9 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
-@Suite("Concurrent pages and failures", .timeLimit(.minutes(1)))
+@Suite("Concurrent pages and failures", .hangGuard)
 struct ConcurrentPaginationTests {
     static let knownTotals = PagedCase.all.filter {
         ["page, total pages", "page, total items", "offset, total", "link, last", "link, relative"].contains($0.name)

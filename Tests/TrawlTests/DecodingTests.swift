@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
-@Suite("Decoding and errors")
+@Suite("Decoding and errors", .hangGuard)
 struct DecodingTests {
     struct Item: Decodable, Sendable, Equatable {
         let id: Int

@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 @testable import Trawl
 
-@Suite("Link header (RFC 8288)")
+@Suite("Link header (RFC 8288)", .hangGuard)
 struct LinkHeaderTests {
     @Test func githubStyle() {
         let value = #"<https://api.github.com/repositories/1/issues?page=3>; rel="next", "#
@@ -93,7 +94,7 @@ struct LinkHeaderTests {
     }
 }
 
-@Suite("Link targets that need no resolution")
+@Suite("Link targets that need no resolution", .hangGuard)
 struct LinkAbsoluteTargetTests {
     @Test func absoluteTargets() {
         #expect(LinkHeader.isAbsoluteHTTP("https://api.github.com/x?page=2"))
@@ -111,7 +112,7 @@ struct LinkAbsoluteTargetTests {
 
 /// Found by the hostile sweep: a next link with a control character in its target was skipped, so the walk ended
 /// there with exit 0 and every later page missing.
-@Suite("A next link that cannot be read is not the end of the list")
+@Suite("A next link that cannot be read is not the end of the list", .hangGuard)
 struct UnreadableNextLinkTests {
     @Test("names(relation:) finds rel lists, quoted or not, and not text inside a target")
     func namesRelation() {

@@ -1,8 +1,9 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
-@Suite("Logging and redaction")
+@Suite("Logging and redaction", .hangGuard)
 struct LoggingTests {
     struct Secretive: GetRoute {
         typealias Output = EmptyResponse

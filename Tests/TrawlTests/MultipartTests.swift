@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
-@Suite("Multipart bodies")
+@Suite("Multipart bodies", .hangGuard)
 struct MultipartTests {
     struct Upload: PostRoute {
         typealias Output = Echo

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -27,7 +28,7 @@ struct OAuthStats: Decodable {
     }
 }
 
-@Suite("OAuth2 client credentials", .timeLimit(.minutes(1)))
+@Suite("OAuth2 client credentials", .hangGuard)
 struct OAuth2ClientCredentialsTests {
     func adapter(
         _ server: TestServer, realm: String, secret: String = "s3cr3t+/ key", query: String = "",

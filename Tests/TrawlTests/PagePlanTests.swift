@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 @testable import Trawl
 
 /// `PagePlan` on its own: events in, actions out, no sockets and no sleeps.
-@Suite("The page plan's state machine")
+@Suite("The page plan's state machine", .hangGuard)
 struct PagePlanTests {
     let base = Request(url: "https://api.test/items")
 
@@ -296,7 +297,7 @@ struct PagePlanTests {
     }
 }
 
-@Suite("The page plan's origin rule")
+@Suite("The page plan's origin rule", .hangGuard)
 struct PagePlanOriginTests {
     let helper = PagePlanTests()
 
@@ -473,7 +474,7 @@ struct PagePlanOriginTests {
     }
 }
 
-@Suite("Userinfo and items before a failure")
+@Suite("Userinfo and items before a failure", .hangGuard)
 struct PipelineEdgeTests {
     let helper = PagePlanTests()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -22,7 +23,7 @@ struct SamePageForever: PaginationStrategy {
     func next(after page: PageResponse) -> PageRequest? { PageRequest(request: page.request, position: .cursor("x")) }
 }
 
-@Suite("Paginated list and custom strategies", .timeLimit(.minutes(1)))
+@Suite("Paginated list and custom strategies", .hangGuard)
 struct PaginatedListTests {
     @Test("a custom strategy drives the paginator")
     func customStrategy() async throws {
@@ -170,7 +171,7 @@ struct TaggedItem: Decodable, Sendable, Equatable {
     let tag: String
 }
 
-@Suite("Paginated list over a paginated route", .timeLimit(.minutes(1)))
+@Suite("Paginated list over a paginated route", .hangGuard)
 struct PaginatedRouteListTests {
     @Test("setFilter and setSearch go through the route and cancel the page in flight")
     func typedChanges() async throws {

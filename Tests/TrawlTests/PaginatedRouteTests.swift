@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -31,7 +32,7 @@ struct CustomSearch: PaginatedRoute, GetRoute {
     var firstPage: Int { 0 }
 }
 
-@Suite("Paginated routes and pagination settings", .timeLimit(.minutes(1)))
+@Suite("Paginated routes and pagination settings", .hangGuard)
 struct PaginatedRouteTests {
     @Test("page, search and filter go in the query with Opera's default names")
     func paginationQuery() throws {

@@ -1,9 +1,10 @@
 import Testing
+import TrawlTestSupport
 @testable import Trawl
 
 /// Pagination data a server gets wrong: each is an error naming the page, never a walk that ends early in
 /// silence or a guess (socket-free, through the plan).
-@Suite("Unusable pagination data fails the walk")
+@Suite("Unusable pagination data fails the walk", .hangGuard)
 struct PaginationDataTests {
     let helper = PagePlanTests()
     let base = Request(url: "https://api.test/items")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -40,7 +41,7 @@ struct SnakeRoute: GetRoute {
     var query: QueryParameters { ["n": 25, "per_page": 10, "tag": "t"] }
 }
 
-@Suite("Pagination decodes and checks pages as send does", .timeLimit(.minutes(1)))
+@Suite("Pagination decodes and checks pages as send does", .hangGuard)
 struct PaginationDecodingTests {
     static let snakeCaseStreaming: StreamingPayloadDecoder = {
         var decoder = JSONItemDecoder()

@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -56,7 +57,7 @@ struct DetectedShape: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Pagination detection")
+@Suite("Pagination detection", .hangGuard)
 struct PaginationDetectionTests {
     @Test("each API shape is detected and walked: every item exactly once", arguments: DetectedShape.all)
     func detectsAndWalks(_ shape: DetectedShape) async throws {

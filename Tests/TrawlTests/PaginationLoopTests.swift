@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -11,7 +12,7 @@ func tokenPaginator(_ server: TestServer, _ query: String) -> Paginator<Thing> {
         items: "items", style: tokenStyle)
 }
 
-@Suite("Pagination ends and loops", .timeLimit(.minutes(1)))
+@Suite("Pagination ends and loops", .hangGuard)
 struct PaginationLoopTests {
     @Test("an empty next cursor ends the walk instead of asking for the first page again")
     func emptyCursorEnds() async throws {

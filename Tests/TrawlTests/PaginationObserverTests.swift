@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -25,7 +26,7 @@ final class PageObserver: RequestObserver, @unchecked Sendable {
     }
 }
 
-@Suite("Observers see every page", .timeLimit(.minutes(1)))
+@Suite("Observers see every page", .hangGuard)
 struct PaginationObserverTests {
     @Test("willSend and didReceive for each page fetched concurrently")
     func everyPage() async throws {

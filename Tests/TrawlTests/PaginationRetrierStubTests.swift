@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -22,7 +23,7 @@ struct StubbedThings: GetRoute {
     var path: RoutePath { "paged/page" }
 }
 
-@Suite("Pagination: the API's retrier and stubs apply to every page", .timeLimit(.minutes(1)))
+@Suite("Pagination: the API's retrier and stubs apply to every page", .hangGuard)
 struct PaginationRetrierStubTests {
     @Test("a 401 on a page refreshes the token once and the walk goes on with it", arguments: [false, true])
     func refreshOnUnauthorized(serial: Bool) async throws {

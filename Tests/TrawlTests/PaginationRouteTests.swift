@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -22,7 +23,7 @@ struct ProtectedThings: GetRoute {
     var query: QueryParameters { ["n": .int(count), "per_page": 10, "token": "s3cret"] }
 }
 
-@Suite("Pagination through routes", .timeLimit(.minutes(1)))
+@Suite("Pagination through routes", .hangGuard)
 struct PaginationRouteTests {
     @Test("items(of:) and pages(of:) walk a route's collection")
     func routeItems() async throws {

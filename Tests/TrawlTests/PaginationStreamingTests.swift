@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -15,7 +16,7 @@ final class SizeObserver: RequestObserver, @unchecked Sendable {
     }
 }
 
-@Suite("Pages stream: sizes reach observers, items arrive before the page ends", .timeLimit(.minutes(1)))
+@Suite("Pages stream: sizes reach observers, items arrive before the page ends", .hangGuard)
 struct PaginationStreamingTests {
     @Test("observers and the logger get each page's real size")
     func pageSizes() async throws {

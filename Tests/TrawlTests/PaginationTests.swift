@@ -1,4 +1,5 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -68,7 +69,7 @@ func expected(_ range: Range<Int>) -> [Thing] {
     range.map { Thing(id: $0, name: "item-\($0)") }
 }
 
-@Suite("Pagination styles", .timeLimit(.minutes(1)))
+@Suite("Pagination styles", .hangGuard)
 struct PaginationStyleTests {
     @Test("every style yields exactly the items in order", arguments: PagedCase.all, [0, 1, 10, 95, 100])
     func everyStyle(pagedCase: PagedCase, count: Int) async throws {

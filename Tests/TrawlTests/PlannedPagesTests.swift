@@ -1,10 +1,11 @@
 import Testing
+import TrawlTestSupport
 
 @testable import Trawl
 
 /// Totals a server sends are numbers from outside: `Int64.max` must neither trap nor become a plan of billions of
 /// page requests (issue 22).
-@Suite("planned pages: huge totals neither trap nor plan billions of pages")
+@Suite("planned pages: huge totals neither trap nor plan billions of pages", .hangGuard)
 struct PlannedPagesTests {
     func first(_ captured: [JSONKeyPath: JSONValue], position: PagePosition = .number(1)) -> PageResponse {
         PageResponse(

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 
-@Suite("Encodable query parameters")
+@Suite("Encodable query parameters", .hangGuard)
 struct QueryEncodableTests {
     struct Filter: Encodable {
         let state: String

@@ -1,10 +1,11 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 
 // This file imports Trawl alone (no TrawlEngine, no TrawlJSON): every engine and JSON type below must reach it
 // through Trawl's re-exports. The test server comes through Support.swift's `withServer` and `Echo`.
 
-@Suite("Trawl module")
+@Suite("Trawl module", .hangGuard)
 struct ReExportTests {
     /// `import Trawl` alone must give users the engine's types (routes and pagination build on them), and they
     /// must be the working engine: a request sent with the re-exported client reaches the server as built, its

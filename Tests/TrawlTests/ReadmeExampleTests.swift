@@ -44,9 +44,10 @@ func repoNames(matching term: String, api: API = gitHub()) async throws -> [Stri
 // END README
 
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
-@Suite("README routes example", .timeLimit(.minutes(1)))
+@Suite("README routes example", .hangGuard)
 struct ReadmeExampleTests {
     static func root() -> URL {
         var url = URL(fileURLWithPath: #filePath)

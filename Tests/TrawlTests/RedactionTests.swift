@@ -1,10 +1,11 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
 /// Redaction of credentials with names Trawl cannot guess (`apiToken`, `X-Session`), in logs and in the
 /// descriptions of errors, as a user would print them: `"\(error)"`.
-@Suite("Redaction of custom credential names", .timeLimit(.minutes(1)))
+@Suite("Redaction of custom credential names", .hangGuard)
 struct RedactionTests {
     static let secret = "tok-9f8e7d"
 

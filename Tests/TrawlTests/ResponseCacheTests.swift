@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -25,7 +26,7 @@ private func statuses(_ server: TestServer) -> [Int] {
     server.requestLog.filter { $0.target.hasPrefix("/feed/") }.map(\.status)
 }
 
-@Suite("ResponseCache: conditional requests in API.send and pages", .timeLimit(.minutes(1)))
+@Suite("ResponseCache: conditional requests in API.send and pages", .hangGuard)
 struct ResponseCacheTests {
     @Test("API.send revalidates: a 304 answers with the stored body, decoded as the 200 was")
     func sendReusesStoredBody() async throws {

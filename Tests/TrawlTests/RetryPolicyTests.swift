@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TrawlTestSupport
 @testable import Trawl
 import TrawlTestServer
 
@@ -33,7 +34,7 @@ struct AdjustedThings: GetRoute {
     }
 }
 
-@Suite("One retry policy for send and every page", .timeLimit(.minutes(1)))
+@Suite("One retry policy for send and every page", .hangGuard)
 struct RetryPolicyTests {
     func quickPolicy(_ attempts: Int) -> RetryPolicy {
         RetryPolicy(attempts: attempts, backoff: .milliseconds(1), maxBackoff: .milliseconds(5))

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
 @Suite("Routes and pages: relative next URLs, HEAD parameters, base URL overrides, unrepeatable bodies",
-    .timeLimit(.minutes(1)))
+    .hangGuard)
 struct RouteEdgeCaseTests {
     @Test("a relative next URL in the body resolves against the page's URL")
     func relativeNextURL() async throws {

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TrawlTestSupport
 import Trawl
 import TrawlTestServer
 
@@ -49,7 +50,7 @@ struct StubbedCursor: GetRoute {
     }
 }
 
-@Suite("Stubs that vary by page", .timeLimit(.minutes(1)))
+@Suite("Stubs that vary by page", .hangGuard)
 struct StubPaginationTests {
     /// No server listens here: anything that reaches the network fails.
     static let offline = "http://127.0.0.1:1/v1"

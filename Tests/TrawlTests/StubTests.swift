@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 
-@Suite("Stubs")
+@Suite("Stubs", .hangGuard)
 struct StubTests {
     struct User: Decodable, Sendable, Equatable {
         let id: Int

@@ -1,7 +1,8 @@
 import Testing
+import TrawlTestSupport
 import Trawl
 
-@Suite("URL building")
+@Suite("URL building", .hangGuard)
 struct URLBuildingTests {
     private func url(
         _ base: String, _ path: RoutePath, _ query: QueryParameters = [:], _ arrays: ArrayEncoding = .repeated
