@@ -1,13 +1,16 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
 
 // Layers (each depends only on those below it):
 //   trawl (CLI) -> TrawlJobs -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
-//   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON
+//   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON, with the trait "Macros"
 // TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
 // library products.
+/// Dependencies that only the "Macros" trait brings in.
+let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
+
 let package = Package(
     name: "Trawl",
     platforms: [.macOS(.v15)],
@@ -16,10 +19,15 @@ let package = Package(
         .library(name: "TrawlJSON", targets: ["TrawlJSON"]),
         .library(name: "Trawl", targets: ["Trawl"]),
         .library(name: "TrawlJobs", targets: ["TrawlJobs"]),
-        // `@JSONFieldsDecodable`: its own product, so that only an app that uses the macro builds swift-syntax.
+        // `@JSONFieldsDecodable`: its own product, with the trait "Macros" (see `traits`).
         .library(name: "TrawlMacros", targets: ["TrawlMacros"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
+    // "Macros" turns on `@JSONFieldsDecodable` (TrawlMacros) and with it the swift-syntax build its plugin needs
+    // (1.5-2.5 minutes on two cores): an app asks for it with `traits: ["Macros"]` on its `.package` line. Off by
+    // default, so that neither an app that does not use the macro nor README's test command builds swift-syntax;
+    // `.ci/run` builds and tests the macro with `--traits Macros`.
+    traits: [.trait(name: "Macros", description: "The @JSONFieldsDecodable macro (TrawlMacros); builds swift-syntax")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -66,14 +74,15 @@ let package = Package(
         .macro(
             name: "TrawlMacrosPlugin",
             dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: macros),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax", condition: macros),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: macros),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: macros),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: macros),
             ]
         ),
-        .target(name: "TrawlMacros", dependencies: ["TrawlJSON", "TrawlMacrosPlugin"]),
+        .target(
+            name: "TrawlMacros", dependencies: ["TrawlJSON", .target(name: "TrawlMacrosPlugin", condition: macros)]),
         .target(
             name: "TrawlJobs",
             dependencies: [

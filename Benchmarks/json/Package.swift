@@ -1,11 +1,12 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The JSON benchmark program: not part of the main build or its tests. Run ./run.sh.
 import PackageDescription
 
 let package = Package(
     name: "TrawlJSONBench",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "Trawl", path: "../..")],
+    // walk-bench measures @JSONFieldsDecodable: the trait "Macros" turns it on.
+    dependencies: [.package(name: "Trawl", path: "../..", traits: ["Macros"])],
     targets: [
         .executableTarget(
             name: "json-bench",

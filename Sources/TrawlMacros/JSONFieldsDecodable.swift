@@ -1,5 +1,6 @@
 @_exported import TrawlJSON
 
+#if Macros
 /// Gives a `Decodable` struct Trawl's fastest typed path with one attribute: the macro writes its
 /// ``JSONFieldsDecodable`` conformance (`init(fields:)`) from its stored properties, with the keys and rules the
 /// compiler's `Decodable` conformance uses.
@@ -40,3 +41,4 @@
 ///   wrappers, members under `#if` and tuple patterns (write `init(fields:)` by hand for those).
 @attached(extension, conformances: JSONFieldsDecodable, names: named(init(fields:)))
 public macro JSONFieldsDecodable() = #externalMacro(module: "TrawlMacrosPlugin", type: "JSONFieldsDecodableMacro")
+#endif

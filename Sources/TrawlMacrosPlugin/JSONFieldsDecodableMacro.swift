@@ -1,3 +1,5 @@
+// The plugin is built with swift-syntax only with the trait "Macros" (Package.swift); without it, an empty tool.
+#if Macros
 import SwiftCompilerPlugin
 import SwiftDiagnostics
 import SwiftSyntax
@@ -260,3 +262,9 @@ enum FieldsMessage: String, DiagnosticMessage {
 struct TrawlMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [JSONFieldsDecodableMacro.self]
 }
+#else
+@main
+struct TrawlMacrosPlugin {
+    static func main() {}
+}
+#endif

@@ -1,12 +1,15 @@
+// Built with the trait "Macros" only: `swift test --traits Macros` (.ci/run).
+#if Macros
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlMacros
 @testable import TrawlJSON
 
 /// `@JSONFieldsDecodable` (the macro that writes `init(fields:)`) gives exactly what the compiler's `Decodable`
 /// gives, values and errors, over the generated documents and faults of ``FieldsDifferentialTests``, and under a
 /// key decoding strategy.
-@Suite struct MacroFieldsDifferentialTests {
+@Suite(.hangGuard) struct MacroFieldsDifferentialTests {
     typealias Plain = FieldsDifferentialTests
     typealias Outcome = FieldsDifferentialTests.Outcome
 
@@ -168,3 +171,4 @@ import TrawlMacros
         init?(intValue: Int) { nil }
     }
 }
+#endif

@@ -1,5 +1,8 @@
+// Built with the trait "Macros" only: `swift test --traits Macros` (.ci/run).
+#if Macros
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlMacros
 @testable import TrawlJSON
 
@@ -109,7 +112,7 @@ struct EmptyMacro: Decodable, Equatable {}
 
 struct EmptyPlain: Decodable, Equatable {}
 
-@Suite struct MacroFormsTests {
+@Suite(.endToEnd) struct MacroFormsTests {
     typealias Outcome = FieldsDifferentialTests.Outcome
 
     /// `text` through both types, by the whole document and by extraction at `items` when it holds an array.
@@ -167,3 +170,4 @@ struct EmptyPlain: Decodable, Equatable {}
         #expect(try JSONItemDecoder().decode(EmptyPlain.self, from: Array("[]".utf8)) == EmptyPlain())
     }
 }
+#endif

@@ -1,12 +1,15 @@
+// Built with the trait "Macros" only: `swift test --traits Macros` (.ci/run).
+#if Macros
 import Foundation
 import Testing
+import TrawlTestSupport
 import TrawlTestServer
 
 /// What `@JSONFieldsDecodable` refuses, as the compiler reports it: the built macro plugin is loaded by `swiftc
 /// -typecheck` over a file of cases, and each error must come at its line with its message (the macro cannot be
 /// run in-process here: a test target that depends on a macro target is built for the host, and then cannot
 /// import the `trawl` executable's module).
-@Suite("@JSONFieldsDecodable refusals", .timeLimit(.minutes(2)))
+@Suite("@JSONFieldsDecodable refusals", .endToEnd)
 struct MacroRefusalTests {
     static let cases = """
         import Foundation
@@ -147,3 +150,4 @@ struct MacroRefusalTests {
         #expect(!output.contains("error:"), "\(output)")
     }
 }
+#endif
