@@ -129,8 +129,12 @@ let package = Package(
             dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer"]
         ),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine"]),
-        // Runs the built `trawl` binary end to end.
-        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer"]),
+        // Runs the built `trawl` binary end to end (TrawlEngine and TrawlJSON: `trawl --version` is checked against the
+        // library versions the test process loads).
+        .testTarget(
+            name: "TrawlCLITests",
+            dependencies: ["trawl", "TrawlJobs", "TrawlEngine", "TrawlJSON", "TrawlTestServer"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
