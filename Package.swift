@@ -146,8 +146,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine", "TrawlTestSupport"]),
-        // Runs the built `trawl` binary end to end.
-        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer", "TrawlTestSupport"]),
+        // Runs the built `trawl` binary end to end (TrawlEngine and TrawlJSON: `trawl --version` is checked against the
+        // library versions the test process loads).
+        .testTarget(
+            name: "TrawlCLITests",
+            dependencies: ["trawl", "TrawlJobs", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

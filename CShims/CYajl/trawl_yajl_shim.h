@@ -1,4 +1,5 @@
-// Every C declaration Trawl needs from yajl 2.1, plus typed wrappers for its variadic calls.
+// Every C declaration Trawl needs from yajl 2.1 (the parser, the generator, yajl_version for `trawl --version`),
+// plus typed wrappers for its variadic calls.
 //
 // Why this file exists: yajl_config and yajl_gen_config are variadic, which Swift cannot call.
 // Each wrapper is a straight pass-through for one option kind. They can go away if yajl ever
@@ -11,6 +12,7 @@
 
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_version.h>
 
 // yajl_config for boolean options (yajl_allow_comments, yajl_dont_validate_strings,
 // yajl_allow_trailing_garbage, yajl_allow_multiple_values, yajl_allow_partial_values).

@@ -42,35 +42,15 @@ enum OAuthEndpoint {
 
     private static func token(_ request: InboundRequest, realm: String) -> Response {
         let target = request.target
-        // A form body: `+` is a space, then percent-decoded.
-        let form = String(buffer: request.body).split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return parts.map { $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
-        }
-        func field(_ name: String) -> String? { form.first { $0.first == name && $0.count == 2 }?[1] }
-        var client: (String, String)?
-        var method = "none"
-        if let header = request.head.headers["Authorization"].first, header.hasPrefix("Basic "),
-            let data = Data(base64Encoded: String(header.dropFirst(6))), let pair = String(data: data, encoding: .utf8),
-            let colon = pair.firstIndex(of: ":")
-        {
-            func decoded(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
-            client = (decoded(pair[..<colon]), decoded(pair[pair.index(after: colon)...]))
-            method = "basic"
-        } else if let id = field("client_id"), let secret = field("client_secret") {
-            client = (id, secret)
-            method = "post"
-        }
+        let form = TokenRequest(request)
         let issued: String? = realms.withLock { realms in
             var state = realms[realm] ?? Realm()
             defer { realms[realm] = state }
             state.tokenRequests += 1
-            state.auth.append(method)
-            state.scopes.append(field("scope") ?? "")
-            guard field("grant_type") == "client_credentials", let client,
-                client.0 == target.value("id"), client.1 == target.value("secret")
+            state.auth.append(form.method)
+            state.scopes.append(form.field("scope") ?? "")
+            guard form.field("grant_type") == "client_credentials", let client = form.client,
+                client.id == target.value("id"), client.secret == target.value("secret")
             else { return nil }
             let token = "\(realm)-\(state.tokenRequests)"
             state.uses[token] = 0
@@ -83,7 +63,7 @@ enum OAuthEndpoint {
             ]
             if let ttl = target.int("ttl") { fields.append(("expires_in", String(ttl))) }
             response = .json(200, JSONText.object(fields), headers: [("Cache-Control", "no-store")])
-        } else if field("grant_type") != "client_credentials" {
+        } else if form.field("grant_type") != "client_credentials" {
             response = .json(400, JSONText.object([("error", JSONText.string("unsupported_grant_type"))]))
         } else {
             response = .json(401, JSONText.object([
@@ -115,5 +95,46 @@ enum OAuthEndpoint {
                 headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\"")])
         }
         return PaginatedAPI.response(for: request, style: "page", book: book)
+    }
+}
+
+/// What a client-credentials token request carries: its form fields, and the client, from HTTP Basic or from
+/// `client_id`/`client_secret` in the form (RFC 6749 §2.3.1).
+struct TokenRequest {
+    /// The form body's pairs, `+` read as a space and then percent-decoded.
+    let form: [[String]]
+    let client: (id: String, secret: String)?
+    /// How the client authenticated: `basic`, `post` or `none`.
+    let method: String
+
+    init(_ request: InboundRequest) {
+        let form = String(buffer: request.body).split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return parts.map { Self.decoded($0) }
+        }
+        self.form = form
+        func field(_ name: String) -> String? { form.first { $0.first == name && $0.count == 2 }?[1] }
+        if let header = request.head.headers["Authorization"].first, header.hasPrefix("Basic "),
+            let data = Data(base64Encoded: String(header.dropFirst(6))), let pair = String(data: data, encoding: .utf8),
+            let colon = pair.firstIndex(of: ":")
+        {
+            client = (Self.decoded(pair[..<colon]), Self.decoded(pair[pair.index(after: colon)...]))
+            method = "basic"
+        } else if let id = field("client_id"), let secret = field("client_secret") {
+            client = (id, secret)
+            method = "post"
+        } else {
+            client = nil
+            method = "none"
+        }
+    }
+
+    /// The value of the form field `name`, if sent once or more (the first).
+    func field(_ name: String) -> String? {
+        form.first { $0.first == name && $0.count == 2 }?[1]
+    }
+
+    private static func decoded(_ text: Substring) -> String {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
     }
 }

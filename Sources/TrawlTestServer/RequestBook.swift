@@ -75,12 +75,20 @@ extension TestServer {
 }
 
 /// Per-server request bookkeeping shared by the connection handlers: how many times each `/paged`
-/// target was requested (for transient faults) and the request log.
+/// target was requested (for transient faults), the request log, and the state of `/feed` and `/shop`.
 final class RequestBook: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     private let log = Mutex(CircularBuffer<LoggedRequest>(initialCapacity: 1024))
     /// The items of each `/feed/NAME` (``FeedEndpoint``).
     let feeds = Mutex<[String: [FeedEndpoint.Item]]>([:])
+    /// Whether and how feeds change by themselves (`trawl serve`); nil: only tests change them.
+    let livingFeeds: TestServer.LivingFeeds?
+    /// The bearer tokens `/shop/token` issued, with when each expires (``ShopEndpoint``).
+    let shopTokens = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    init(livingFeeds: TestServer.LivingFeeds? = nil) {
+        self.livingFeeds = livingFeeds
+    }
 
     /// Counts one more request of `target` and returns its number, from 1.
     func nextAttempt(for target: String) -> Int {

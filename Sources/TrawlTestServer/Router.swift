@@ -22,7 +22,7 @@ struct InboundRequest {
     init(head: HTTPRequestHead) {
         self.head = head
         self.target = RequestTarget(head.uri)
-        self.keepsBody = self.target.path == "/echo" || self.target.path == "/oauth/token"
+        self.keepsBody = ["/echo", "/oauth/token", "/shop/token"].contains(self.target.path)
         if self.target.path == "/multipart", head.method == .POST {
             self.multipart = MultipartParser(contentType: head.headers["Content-Type"].first)
         }
@@ -71,6 +71,7 @@ enum Router {
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
         case ("oauth", 2): return OAuthEndpoint.response(for: request, book: book)
         case ("feed", 2): return FeedEndpoint.response(for: request, name: segments[1], book: book)
+        case ("shop", _): return ShopEndpoint.response(for: request, book: book)
         case ("family", _): return FamilyEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("shapes", 2): return ShapedAPI.response(for: request, shape: segments[1])

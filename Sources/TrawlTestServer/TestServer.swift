@@ -55,8 +55,10 @@ public final class TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let counters: StatsBox
-    /// Per-target request counts (for `/paged` faults) and the request log.
+    /// Per-target request counts (for `/paged` faults), the request log, feeds and shop tokens.
     let book: RequestBook
+    /// Changes the feeds every ``LivingFeeds/interval`` (living feeds only).
+    private let feedChanges: RepeatedTask?
     private let stopped = Mutex(false)
 
     private init(
@@ -65,7 +67,8 @@ public final class TestServer: Sendable {
         group: MultiThreadedEventLoopGroup,
         channel: any Channel,
         counters: StatsBox,
-        book: RequestBook
+        book: RequestBook,
+        feedChanges: RepeatedTask?
     ) {
         self.host = host
         self.port = port
@@ -73,6 +76,7 @@ public final class TestServer: Sendable {
         self.channel = channel
         self.counters = counters
         self.book = book
+        self.feedChanges = feedChanges
     }
 
     /// Starts listening on `host` (loopback by default).
@@ -80,16 +84,21 @@ public final class TestServer: Sendable {
     /// ```swift
     /// let server = try await TestServer.start()                  // OS-chosen port, one thread
     /// let bench = try await TestServer.start(threads: System.coreCount)
+    /// let likeServe = try await TestServer.start(livingFeeds: TestServer.LivingFeeds())
     /// ```
     ///
     /// - Parameters:
     ///   - host: the address to bind; keep the default unless you know why.
     ///   - port: the port to bind; `0` lets the OS choose (read it back from ``port``).
     ///   - threads: event loop threads; connections are spread across them.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, threads: Int = 1) async throws -> TestServer {
+    ///   - livingFeeds: feeds that start with items and change by themselves, as `trawl serve` has them; nil (the
+    ///     default, for tests): a feed holds what ``feedAdd(_:count:)`` and ``feedTouch(_:id:)`` put there.
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, livingFeeds: LivingFeeds? = nil
+    ) async throws -> TestServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let counters = StatsBox()
-        let book = RequestBook()
+        let book = RequestBook(livingFeeds: livingFeeds)
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -109,8 +118,16 @@ public final class TestServer: Sendable {
             guard let boundPort = channel.localAddress?.port else {
                 throw TestServerError.noLocalAddress
             }
+            let feedChanges = livingFeeds.flatMap { living -> RepeatedTask? in
+                guard living.interval > .zero else { return nil }
+                let interval = TimeAmount(living.interval)
+                return group.next().scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+                    book.changeFeeds()
+                }
+            }
             return TestServer(
-                host: host, port: boundPort, group: group, channel: channel, counters: counters, book: book)
+                host: host, port: boundPort, group: group, channel: channel, counters: counters, book: book,
+                feedChanges: feedChanges)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -175,6 +192,7 @@ public final class TestServer: Sendable {
             return stopped
         }
         guard !alreadyStopped else { return }
+        self.feedChanges?.cancel()
         do {
             try await self.channel.close()
         } catch ChannelError.alreadyClosed {

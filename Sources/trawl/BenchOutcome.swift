@@ -93,13 +93,10 @@ extension Bench {
     private func parameters() -> [String: Any] {
         [
             "http_version": http2 ? "2" : "1.1",
-            "trawl_version": Self.trawlVersion,
+            "trawl_version": TrawlVersion.current,
             "cores": ProcessInfo.processInfo.activeProcessorCount,
         ]
     }
-
-    /// Trawl has no release yet: results say they come from a development build.
-    static let trawlVersion = "dev"
 
     func finish(_ reports: [BenchReport], embeddedServer: Bool) throws {
         guard let report = reports.last else { return }

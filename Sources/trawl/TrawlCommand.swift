@@ -17,6 +17,7 @@ struct TrawlCommand: AsyncParsableCommand {
             StateCommand.self,
             Report.self,
             Plan.self,
+            VersionCommand.self,
         ]
     )
 
@@ -26,7 +27,7 @@ struct TrawlCommand: AsyncParsableCommand {
     static func main() async {
         var parsed: ParsableCommand.Type = TrawlCommand.self
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(VersionCommand.arguments(Array(CommandLine.arguments.dropFirst())))
             parsed = type(of: command)
             do {
                 if var asyncCommand = command as? AsyncParsableCommand {

@@ -227,3 +227,11 @@ private func onEnd(_ context: UnsafeMutableRawPointer?) -> Int32 {
 
 /// yajl passes a null pointer for an empty string decoded from escapes.
 nonisolated(unsafe) private let emptyText = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+
+extension YajlParser {
+    /// yajl's version as loaded at run time, `MAJOR.MINOR.MICRO` (yajl_version() gives MAJOR*10000+MINOR*100+MICRO).
+    static var libraryVersion: String {
+        let number = Int(yajl_version())
+        return "\(number / 10000).\(number / 100 % 100).\(number % 100)"
+    }
+}
