@@ -5,7 +5,7 @@ import TrawlTestServer
 
 /// Parent of every suite here. The tests use blocking sockets, so they run one at a time to occupy
 /// at most one thread of the shared cooperative pool (other test targets run alongside).
-@Suite(.serialized, .hangGuard)
+@Suite(.serialized, .hangGuard, .ownThread)
 struct TrawlTestServerTests {}
 
 /// Runs `body` against a fresh server and always shuts it down.

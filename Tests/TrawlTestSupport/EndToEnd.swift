@@ -27,15 +27,32 @@ public struct EndToEndTrait: SuiteTrait, TestTrait, TestScoping {
         // The suite itself runs nothing of its own: only its test cases wait at the gate and are guarded.
         guard testCase != nil else { return try await function() }
         let gate = EndToEndGate.shared
+        // A test under two of these traits (its own and its suite's, which is recursive) is guarded once and takes
+        // turns once: an inner `.endToEnd` under an outer `.hangGuard` still takes its turn.
+        if let taken = Self.turnsTaken {
+            guard taken == 0, turns > 0 else { return try await function() }
+            await gate.enter(turns: turns)
+            do {
+                try await Self.$turnsTaken.withValue(turns) { try await function() }
+            } catch {
+                await gate.leave(turns: turns)
+                throw error
+            }
+            await gate.leave(turns: turns)
+            return
+        }
         if turns > 0 { await gate.enter(turns: turns) }
         do {
-            try await guarded(function)
+            try await Self.$turnsTaken.withValue(turns) { try await guarded(function) }
         } catch {
             if turns > 0 { await gate.leave(turns: turns) }
             throw error
         }
         if turns > 0 { await gate.leave(turns: turns) }
     }
+
+    /// The turns the current task's test took in an outer scope of this trait (0: guarded, not gated); nil outside.
+    @TaskLocal private static var turnsTaken: Int?
 
     /// Runs `function`, recording an issue and cancelling it when it runs past `hangLimit`.
     private func guarded(_ function: @Sendable () async throws -> Void) async throws {
