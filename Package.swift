@@ -7,7 +7,7 @@ import PackageDescription
 //   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON
 // TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
-// library products.
+// library products; TrawlTestSupport (Foundation only) by the tests alone.
 let package = Package(
     name: "Trawl",
     platforms: [.macOS(.v15)],
@@ -91,6 +91,8 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        // What the test targets share beyond the server: reading README.md and docs/ (their examples are tested).
+        .target(name: "TrawlTestSupport"),
         .executableTarget(
             name: "trawl",
             dependencies: [
@@ -121,16 +123,18 @@ let package = Package(
         .testTarget(
             name: "TrawlTests",
             dependencies: [
-                "Trawl", "TrawlMacros", "TrawlTestServer", .product(name: "Logging", package: "swift-log"),
+                "Trawl", "TrawlMacros", "TrawlTestServer", "TrawlTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "TrawlJobsTests",
-            dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer"]
+            dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
         ),
         .testTarget(name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine"]),
         // Runs the built `trawl` binary end to end.
-        .testTarget(name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer"]),
+        .testTarget(
+            name: "TrawlCLITests", dependencies: ["trawl", "TrawlJobs", "TrawlTestServer", "TrawlTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
