@@ -7,7 +7,7 @@ import PackageDescription
 //   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON, with the trait "Macros"
 // TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
-// library products.
+// library products; TrawlTestSupport (Tests/TrawlTestSupport) by the tests alone.
 /// Dependencies that only the "Macros" trait brings in.
 let macros: TargetDependencyCondition? = .when(traits: ["Macros"])
 
@@ -120,8 +120,9 @@ let package = Package(
             // The library products leave the allocator to the application.
             linkerSettings: [.linkedLibrary("tcmalloc_minimal", .when(platforms: [.linux]))]
         ),
-        // Traits every test suite uses (`.endToEnd`, `.hangGuard`): turns for tests that run processes, and hang
-        // guards instead of wall-clock limits that a busy machine would trip.
+        // What the test targets share beyond the server (never a product): the traits every suite uses (`.endToEnd`,
+        // `.hangGuard`, `.ownThread`: turns for tests that run processes, hang guards instead of wall-clock limits
+        // that a busy machine would trip), and reading README.md and docs/ (their examples are tested).
         .target(name: "TrawlTestSupport", path: "Tests/TrawlTestSupport"),
         .testTarget(
             name: "TrawlEngineTests",

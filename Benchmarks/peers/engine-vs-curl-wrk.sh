@@ -8,7 +8,7 @@
 #
 # Usage: Benchmarks/peers/engine-vs-curl-wrk.sh [ROUNDS] [REQUESTS]
 # The report (stdout) is also written to Benchmarks/peers/results/engine-vs-curl-wrk.txt, with the date and
-# the commit measured: README's engine numbers quote that file.
+# the commit measured: docs/benchmarks.md's engine numbers quote that file.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-3}

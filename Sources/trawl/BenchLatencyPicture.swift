@@ -111,7 +111,7 @@ extension BenchReport {
         return lines
     }
 
-    /// The JSON keys of the latency picture (documented in README's benchmarking section).
+    /// The JSON keys of the latency picture (documented in docs/load-testing.md).
     func latencyPictureJSON() -> [String: Any] {
         var percentiles: [String: Any] = [:]
         for entry in Self.summaryPercentiles { percentiles[entry.name] = percentile(entry.value) }

@@ -9,7 +9,7 @@ struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Walk paginated endpoints and write every item once, as JSONL; resumable and shardable.",
         discussion: """
-            Give a job file (JSON or YAML, see README) or one source's URL (as the argument or --url). \
+            Give a job file (JSON or YAML, see docs/jobs.md) or one source's URL (as the argument or --url). \
             Without --paginate and --items (or with 'auto') they are detected from the first page, said on \
             stderr as the flags that pin them ('detected: ...'); --detect only says it. \
             With --state DIR the job survives crashes and kill -9: the same command resumes where the last \

@@ -7,6 +7,9 @@ struct TrawlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trawl",
         abstract: "Bulk-fetch paginated JSON APIs, stream large responses, and measure throughput.",
+        discussion: """
+            trawl --version (or trawl version) prints trawl's version and the libcurl, yajl and zlib it runs with.
+            """,
         subcommands: [
             Demo.self,
             Fetch.self,

@@ -1,21 +1,15 @@
 import Foundation
 import Testing
-import TrawlTestSupport
 import TrawlTestServer
+import TrawlTestSupport
 
-/// README's daily job (issue 16: incremental, dependent, conditional and OAuth2 in one file), run twice against the
-/// loopback server with its example URLs pointed there.
-@Suite("README's daily job end to end", .endToEnd)
+/// docs/jobs.md's daily job (issue 16: incremental, dependent, conditional and OAuth2 in one file), run twice
+/// against the loopback server with its example URLs pointed there.
+@Suite("docs/jobs.md's daily job end to end", .endToEnd)
 struct DailyJobCLITests {
-    /// The YAML block of README's "A daily job" section.
-    static func readmeJob() throws -> String {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### A daily job"))
-        let start = try #require(readme.range(of: "```yaml\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        return String(readme[start.upperBound..<end.lowerBound])
+    /// The YAML block of docs/jobs.md's "A daily job" section.
+    static func documentedJob() throws -> String {
+        try codeBlock("yaml", after: "## A daily job", in: try docsFile("jobs.md")) + "\n"
     }
 
     static func pointed(_ job: String, at server: TestServer) throws -> String {
@@ -29,7 +23,7 @@ struct DailyJobCLITests {
         ]
         var job = job
         for (from, to) in replacements {
-            #expect(job.contains(from), "README's daily job no longer names \(from)")
+            #expect(job.contains(from), "docs/jobs.md's daily job no longer names \(from)")
             job = job.replacingOccurrences(of: from, with: to)
         }
         return job
@@ -42,7 +36,7 @@ struct DailyJobCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            try workspace.write("daily.yaml", try Self.pointed(try Self.readmeJob(), at: server))
+            try workspace.write("daily.yaml", try Self.pointed(try Self.documentedJob(), at: server))
             server.feedAdd("teams", count: 3)
             server.feedAdd("events", count: 12)
             let environment = ["CLIENT_ID": "app", "CLIENT_SECRET": "s3cret"]

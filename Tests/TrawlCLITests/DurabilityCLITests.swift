@@ -3,7 +3,7 @@ import Testing
 import TrawlTestSupport
 import TrawlTestServer
 
-// README's "Durability" promise, checked on the system calls of a real `trawl fetch` run under strace: a segment's
+// docs/jobs.md's "Durability" promise, checked on the system calls of a real `trawl fetch` run under strace: a segment's
 // (or the output's) bytes are fsynced before the checkpoint that counts them is renamed into place; the checkpoint
 // is replaced atomically (temporary file written and fsynced, renamed, then its directory fsynced); a new segment or
 // output file has its directory fsynced before a checkpoint names it. A test of the files alone cannot tell: every
@@ -18,7 +18,7 @@ private let tracedCalls = "fsync,fdatasync,rename,renameat,renameat2,openat,pwri
 
 // MARK: - The test
 
-@Suite("trawl fetch: the durability order README promises, seen in strace", .endToEnd)
+@Suite("trawl fetch: the durability order docs/jobs.md promises, seen in strace", .endToEnd)
 struct DurabilityCLITests {
     /// Three units in one output: a planned walk whose last page is late (so its first pages are checkpointed in a
     /// segment before the unit is done), a shorter one, and a serial cursor walk; the later units wait in their

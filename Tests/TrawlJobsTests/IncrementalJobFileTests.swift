@@ -3,6 +3,7 @@ import Testing
 import TrawlTestSupport
 import TrawlEngine
 import TrawlJSON
+import TrawlTestSupport
 
 @testable import Trawl
 @testable import TrawlJobs
@@ -102,15 +103,10 @@ struct IncrementalJobFileTests {
         #expect(throws: Never.self) { try spec.validate(field: "sources[0].incremental") }
     }
 
-    @Test("the README's incremental example parses as it says")
-    func readmeExample() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Incremental sync"))
-        let start = try #require(readme.range(of: "```yaml\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let job = try Job.parse(String(readme[start.upperBound..<end.lowerBound]), environment: [:])
+    @Test("docs/jobs.md's incremental example parses as it says")
+    func documentedExample() throws {
+        let yaml = try codeBlock("yaml", after: "## Incremental sync", in: try docsFile("jobs.md"))
+        let job = try Job.parse(yaml, environment: [:])
         #expect(job.sources[0].incremental == IncrementalSpec(
             cursor: "updated_at", param: "since", initial: "2024-01-01T00:00:00Z", lookback: "1h", order: .asc))
         #expect(job.sources[0].primaryKey == "id")

@@ -8,7 +8,7 @@ import TrawlTestServer
 @testable import TrawlJobs
 
 /// A `page` unit over `/paged/page` whose page count comes from `total_count` and the first page's size, as in
-/// README's GitHub search example.
+/// the GitHub search source of docs/jobs.md's `jobs.yaml`.
 func searchUnit(
     _ server: TestServer, ordinal: Int, count: Int, query: String, maxItems: Int? = nil, maxPages: Int? = nil
 ) -> WorkUnit {

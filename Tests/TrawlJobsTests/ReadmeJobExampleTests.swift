@@ -1,26 +1,22 @@
 import Foundation
 import Testing
-import TrawlTestSupport
 import Trawl
 import TrawlJobs
+import TrawlTestSupport
 
-/// The README's job file must parse, and expand as described.
-@Suite("README job example", .hangGuard)
+/// The documented job files must parse, and expand as described.
+@Suite("Documented job files", .hangGuard)
 struct ReadmeJobExampleTests {
-    static func readmeYAML() throws -> String {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        let readme = try String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = "```yaml\n# jobs.yaml"
-        let start = try #require(readme.range(of: marker))
-        let body = readme[start.upperBound...]
-        let end = try #require(body.range(of: "```"))
-        return "# jobs.yaml" + String(body[..<end.lowerBound])
+    /// The `jobs.yaml` block of docs/jobs.md's "Job files" section.
+    static func jobsYAML() throws -> String {
+        try codeBlock("yaml", after: "## Job files", in: try docsFile("jobs.md"))
     }
 
-    @Test("the job file in the README parses and expands")
+    @Test("docs/jobs.md's jobs.yaml parses and expands")
     func readmeJobParses() throws {
-        let job = try Job.parse(try Self.readmeYAML(), file: "jobs.yaml", environment: ["GITHUB_TOKEN": "t0ken-value"])
+        let yaml = try Self.jobsYAML()
+        #expect(yaml.hasPrefix("# jobs.yaml"))
+        let job = try Job.parse(yaml, file: "jobs.yaml", environment: ["GITHUB_TOKEN": "t0ken-value"])
         #expect(job.sources.map(\.name) == ["repos", "issues"])
         #expect(job.settings.concurrency == 16)
         let units = try job.units(environment: ["GITHUB_TOKEN": "t0ken-value"])
@@ -30,6 +26,20 @@ struct ReadmeJobExampleTests {
         #expect(issues.count == 53)
         #expect(issues.first?.request.url.contains("created:2024-01-01..2024-01-07") == true)
         #expect(issues.last?.request.url.contains("created:2024-12-30..2024-12-31") == true)
+        #expect(units.allSatisfy { !$0.id.contains("t0ken-value") })
+    }
+
+    @Test("README's daily job is one incremental source with its token from the environment")
+    func frontPageDailyJobParses() throws {
+        let yaml = try codeBlock("yaml", after: "### A daily job", in: try repositoryFile("README.md"))
+        let environment = ["API_TOKEN": "t0ken-value"]
+        let job = try Job.parse(yaml, file: "daily.yaml", environment: environment)
+        #expect(job.sources.map(\.name) == ["events"])
+        #expect(job.sources[0].incremental == IncrementalSpec(
+            cursor: "updated_at", param: "since", initial: "2024-01-01T00:00:00Z", lookback: "1h"))
+        #expect(job.sources[0].primaryKey == "id")
+        let units = try job.units(environment: environment)
+        #expect(units.count == 1)
         #expect(units.allSatisfy { !$0.id.contains("t0ken-value") })
     }
 }

@@ -1,25 +1,21 @@
 import Foundation
 import Testing
-import TrawlTestSupport
 
 @testable import Trawl
 @testable import TrawlJobs
+import TrawlTestSupport
 
-/// README shows every form of `paginate:`; each must parse into the style it documents.
-@Suite("README paginate forms", .hangGuard)
+/// docs/jobs.md shows every form of `paginate:`; each must parse into the style it documents.
+@Suite("Documented paginate forms", .hangGuard)
 struct ReadmePaginateFormsTests {
+    /// The `paginate.yaml` block of docs/jobs.md.
     static func block() throws -> String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let readme = try String(contentsOf: url, encoding: .utf8)
-        let marker = "```yaml\n# paginate.yaml"
-        let start = try #require(readme.range(of: marker))
-        let body = readme[start.upperBound...]
-        let end = try #require(body.range(of: "```"))
-        return "# paginate.yaml" + String(body[..<end.lowerBound])
+        let block = try codeBlock("yaml", after: "Each `paginate:` form", in: try docsFile("jobs.md"))
+        #expect(block.hasPrefix("# paginate.yaml"))
+        return block
     }
 
-    @Test("every form in README parses, and every style and option of a style appears")
+    @Test("every form in docs/jobs.md parses, and every style and option of a style appears")
     func everyFormParses() throws {
         let job = try Job.parse(try Self.block(), file: "paginate.yaml", environment: [:])
         var kinds: Set<String> = []
@@ -32,7 +28,7 @@ struct ReadmePaginateFormsTests {
         let aliases: Set<String> = ["page.total", "offset.total", "cursor.param", "link.param"]
         for (style, options) in PaginationStyle.optionNames {
             for option in options where !aliases.contains("\(style).\(option)") {
-                #expect(text.contains("\(option):"), "README shows no \(style) option \(option)")
+                #expect(text.contains("\(option):"), "docs/jobs.md shows no \(style) option \(option)")
             }
         }
     }

@@ -1,4 +1,4 @@
-// BEGIN README "Routes and pagination": a copy of README.md's swift block, checked by readmeBlockIsVerbatim.
+// BEGIN DOC docs/library.md "Routes and pagination": a copy of its swift block, checked by docBlockIsVerbatim.
 import Foundation
 import Trawl
 
@@ -41,60 +41,26 @@ func repoNames(matching term: String, api: API = gitHub()) async throws -> [Stri
     }
     return names
 }
-// END README
+// END DOC
 
 import Testing
-import TrawlTestSupport
 import TrawlTestServer
+import TrawlTestSupport
 
-@Suite("README routes example", .hangGuard)
+@Suite("docs/library.md routes example", .hangGuard)
 struct ReadmeExampleTests {
-    static func root() -> URL {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
+    /// The swift block of docs/library.md's "Routes and pagination" section.
+    static func docBlock() throws -> String {
+        try codeBlock("swift", after: "## Routes and pagination", in: try docsFile("library.md"))
     }
 
-    /// The swift block of README's "Routes and pagination" section.
-    static func readmeBlock() throws -> String { try readmeBlock(after: "## Routes and pagination") }
-
-    /// The first swift block in README.md after `marker`.
-    static func readmeBlock(after marker: String) throws -> String {
-        let readme = try String(contentsOf: root().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: marker))
-        let rest = readme[section.upperBound...]
-        let open = try #require(rest.range(of: "```swift\n"))
-        let close = try #require(rest[open.upperBound...].range(of: "\n```\n"))
-        return String(rest[open.upperBound..<close.lowerBound])
-    }
-
-    /// The copy at the top of this file, between the BEGIN and END lines.
-    static func compiledCopy() throws -> String { try compiledCopy(in: #filePath) }
-
-    /// The copy at the top of the test file `path`, between its `// BEGIN README` and `// END README` lines.
-    static func compiledCopy(in path: String) throws -> String {
-        let source = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
-        let begin = try #require(source.range(of: "// BEGIN README"))
-        let firstLine = try #require(source[begin.upperBound...].range(of: "\n"))
-        let end = try #require(source.range(of: "\n// END README"))
-        return String(source[firstLine.upperBound..<end.lowerBound])
-    }
-
-    @Test("the compiled copy is README's block, character for character")
-    func readmeBlockIsVerbatim() throws {
-        let readme = try Self.readmeBlock()
-        let copy = try Self.compiledCopy()
-        #expect(readme.contains("func repoNames(matching"))
-        if readme != copy {
-            let readmeLines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-            let copyLines = copy.split(separator: "\n", omittingEmptySubsequences: false)
-            let first = zip(readmeLines, copyLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                ?? min(readmeLines.count, copyLines.count)
-            Issue.record("""
-                README.md's Routes and pagination block and ReadmeExampleTests.swift differ at line \(first + 1):
-                README: \(first < readmeLines.count ? String(readmeLines[first]) : "<end>")
-                copy:   \(first < copyLines.count ? String(copyLines[first]) : "<end>")
-                """)
+    @Test("the compiled copy is docs/library.md's block, character for character")
+    func docBlockIsVerbatim() throws {
+        let documented = try Self.docBlock()
+        #expect(documented.contains("func repoNames(matching"))
+        if let difference = firstDifference(
+            documented: documented, copy: try compiledCopy(), documentedIn: "docs/library.md's routes block") {
+            Issue.record(Comment(rawValue: difference))
         }
     }
 
@@ -108,7 +74,7 @@ struct ReadmeExampleTests {
         #expect(repo.url == "https://api.github.com/repos/apple/swift%20nio")
     }
 
-    @Test("the README's search loop runs against the test server")
+    @Test("the documented search loop runs against the test server")
     func searchLoopRuns() async throws {
         try await TestServer.with { server in
             let names = try await repoNames(matching: "http client", api: gitHub(baseURL: server.baseURL))

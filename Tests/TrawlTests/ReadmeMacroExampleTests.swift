@@ -1,9 +1,9 @@
 // Built with the trait "Macros" only: `swift test --traits Macros` (.ci/run).
 #if Macros
-// BEGIN README "@JSONFieldsDecodable": a copy of README.md's swift block, checked by readmeBlockIsVerbatim.
+// BEGIN DOC docs/library.md "@JSONFieldsDecodable": a copy of its swift block, checked by docBlockIsVerbatim.
 import Foundation
 import Trawl
-import TrawlMacros   // .product(name: "TrawlMacros", package: "Trawl")
+import TrawlMacros   // .product(name: "TrawlMacros", package: "Trawl"), with traits: ["Macros"]
 
 @JSONFieldsDecodable
 struct Project: Decodable {
@@ -27,23 +27,24 @@ struct Account: Decodable {
 
     enum CodingKeys: String, CodingKey { case login }
 }
-// END README
+// END DOC
 
 import Testing
 import TrawlTestSupport
 
-@Suite("README @JSONFieldsDecodable example", .hangGuard)
+@Suite("docs/library.md @JSONFieldsDecodable example", .hangGuard)
 struct ReadmeMacroExampleTests {
-    /// The swift block after README's "Or let the `@JSONFieldsDecodable` macro" paragraph.
-    static func readmeBlock() throws -> String {
-        try ReadmeExampleTests.readmeBlock(after: "Or let the `@JSONFieldsDecodable` macro")
+    /// The swift block after docs/library.md's "Or let the `@JSONFieldsDecodable` macro" paragraph.
+    static func docBlock() throws -> String {
+        try codeBlock("swift", after: "Or let the `@JSONFieldsDecodable` macro", in: try docsFile("library.md"))
     }
 
-    static func compiledCopy() throws -> String { try ReadmeExampleTests.compiledCopy(in: #filePath) }
-
-    @Test("the compiled copy is README's block, character for character")
-    func readmeBlockIsVerbatim() throws {
-        #expect(try Self.readmeBlock() == Self.compiledCopy())
+    @Test("the compiled copy is docs/library.md's block, character for character")
+    func docBlockIsVerbatim() throws {
+        if let difference = firstDifference(
+            documented: try Self.docBlock(), copy: try compiledCopy(), documentedIn: "docs/library.md's macro block") {
+            Issue.record(Comment(rawValue: difference))
+        }
     }
 
     @Test("the example reads what its comments say, through init(fields:)")
