@@ -26,29 +26,28 @@ public struct EndToEndTrait: SuiteTrait, TestTrait, TestScoping {
     ) async throws {
         // The suite itself runs nothing of its own: only its test cases wait at the gate and are guarded.
         guard testCase != nil else { return try await function() }
-        let gate = EndToEndGate.shared
         // A test under two of these traits (its own and its suite's, which is recursive) is guarded once and takes
         // turns once: an inner `.endToEnd` under an outer `.hangGuard` still takes its turn.
         if let taken = Self.turnsTaken {
             guard taken == 0, turns > 0 else { return try await function() }
-            await gate.enter(turns: turns)
-            do {
-                try await Self.$turnsTaken.withValue(turns) { try await function() }
-            } catch {
-                await gate.leave(turns: turns)
-                throw error
-            }
-            await gate.leave(turns: turns)
-            return
+            try await withTurns { try await Self.$turnsTaken.withValue(turns) { try await function() } }
+        } else {
+            try await withTurns { try await Self.$turnsTaken.withValue(turns) { try await guarded(function) } }
         }
-        if turns > 0 { await gate.enter(turns: turns) }
+    }
+
+    /// Runs `body` holding `turns` turns of the gate (none: just runs it), given back however it ends.
+    private func withTurns(_ body: () async throws -> Void) async throws {
+        guard turns > 0 else { return try await body() }
+        let gate = EndToEndGate.shared
+        await gate.enter(turns: turns)
         do {
-            try await Self.$turnsTaken.withValue(turns) { try await guarded(function) }
+            try await body()
         } catch {
-            if turns > 0 { await gate.leave(turns: turns) }
+            await gate.leave(turns: turns)
             throw error
         }
-        if turns > 0 { await gate.leave(turns: turns) }
+        await gate.leave(turns: turns)
     }
 
     /// The turns the current task's test took in an outer scope of this trait (0: guarded, not gated); nil outside.
