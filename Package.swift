@@ -3,7 +3,7 @@ import CompilerPluginSupport
 import PackageDescription
 
 // Layers (each depends only on those below it):
-//   trawl (CLI) -> TrawlJobs -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
+//   trawl (CLI) -> TrawlBench (the load tester) -> TrawlJobs -> Trawl -> TrawlJSON -> TrawlEngine -> CShims (CCurl, CYajl)
 //   TrawlMacros (the @JSONFieldsDecodable macro; its plugin needs swift-syntax) -> TrawlJSON, with the trait "Macros"
 // TrawlJobs (job files, units, the runner) owns Yams: an app that imports only `Trawl` builds no YAML parser.
 // TrawlTestServer (SwiftNIO; TrawlEngine only for SHA256) is used by the CLI and the tests, never by the
@@ -90,6 +90,16 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The load tester's engine (`trawl bench`): load loops, schedules and ramps, the recorder, the latency
+        // picture, reports, thresholds, the capacity search, rounds and the shared Redis schedule. Package access;
+        // the CLI target keeps the command, its flags and the terminal panel.
+        .target(
+            name: "TrawlBench",
+            dependencies: [
+                "TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
         .target(
             name: "TrawlTestServer",
             dependencies: [
@@ -103,6 +113,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
+                "TrawlBench",
                 "TrawlJobs",
                 "Trawl",
                 "TrawlEngine",
@@ -146,12 +157,19 @@ let package = Package(
             dependencies: ["TrawlJobs", "Trawl", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
         ),
         .testTarget(
+            name: "TrawlBenchTests",
+            dependencies: [
+                "TrawlBench", "TrawlEngine", "TrawlTestSupport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(
             name: "TrawlTestServerTests", dependencies: ["TrawlTestServer", "TrawlEngine", "TrawlTestSupport"]),
         // Runs the built `trawl` binary end to end (TrawlEngine and TrawlJSON: `trawl --version` is checked against the
         // library versions the test process loads).
         .testTarget(
             name: "TrawlCLITests",
-            dependencies: ["trawl", "TrawlJobs", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
+            dependencies: ["trawl", "TrawlBench", "TrawlJobs", "TrawlEngine", "TrawlJSON", "TrawlTestServer", "TrawlTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

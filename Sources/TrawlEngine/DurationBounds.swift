@@ -1,4 +1,10 @@
 extension Duration {
+    /// The duration in seconds, as a `Double`.
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// The longest wait a server's number may impose: about 31 years. Past it `Duration.seconds(_:)` is still
     /// defined, but the milliseconds and nanoseconds computed from it would not fit an `Int64`.
     public static let longestBoundedSeconds: Double = 1_000_000_000

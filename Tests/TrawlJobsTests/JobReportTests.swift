@@ -87,8 +87,8 @@ struct JobReportTests {
                 #expect(b.rateLimitWaits == 0)
 
                 // Per host: each source has a host of its own, so the same counts.
-                let hostA = UnitDriver.host(of: first.url("/"))
-                let hostB = UnitDriver.host(of: second.url("/"))
+                let hostA = Origin.hostKey(of: first.url("/"))
+                let hostB = Origin.hostKey(of: second.url("/"))
                 #expect(Set(report.hosts.keys) == [hostA, hostB])
                 for (host, source) in [(hostA, a), (hostB, b)] {
                     let stats = try #require(report.hosts[host])

@@ -2,7 +2,7 @@ import Foundation
 import TrawlEngine
 
 /// A RESP2 value (Redis's wire format).
-enum RESPValue: Sendable, Equatable {
+package enum RESPValue: Sendable, Equatable {
     case simple(String)
     case error(String)
     case integer(Int)
@@ -10,7 +10,7 @@ enum RESPValue: Sendable, Equatable {
     case array([RESPValue]?)
 
     /// The value as text: a simple or bulk string, or an integer's digits.
-    var text: String? {
+    package var text: String? {
         switch self {
         case .simple(let text): return text
         case .bulk(let bytes?): return String(decoding: bytes, as: UTF8.self)

@@ -18,19 +18,19 @@ import Synchronization
 /// case .unavailable: break                      // use the local share
 /// }
 /// ```
-final class SharedRateBudget: Sendable {
-    enum Decision: Sendable, Equatable {
+package final class SharedRateBudget: Sendable {
+    package enum Decision: Sendable, Equatable {
         case go
         /// Not yet: `paused` when the host is paused (a process saw `Retry-After`), else no token is left.
         case wait(Duration, paused: Bool)
         case unavailable
     }
 
-    let address: RateStoreAddress
-    let rate: Double?
-    let namespace: String
-    let retryInterval: Duration
-    let timeout: Duration
+    package let address: RateStoreAddress
+    package let rate: Double?
+    package let namespace: String
+    package let retryInterval: Duration
+    package let timeout: Duration
     private let warn: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "trawl.rate-store")
     private let connection = Connection()
@@ -50,7 +50,7 @@ final class SharedRateBudget: Sendable {
         var shas: [String: String] = [:]
     }
 
-    init(
+    package init(
         address: RateStoreAddress, job: String, rate: Double?, retryInterval: Duration = .seconds(1),
         timeout: Duration = .seconds(2), warn: @escaping @Sendable (String) -> Void
     ) {
@@ -63,16 +63,16 @@ final class SharedRateBudget: Sendable {
     }
 
     /// Whether the store should be asked now: it answered last time, or it is time to try it again.
-    var shouldAsk: Bool {
+    package var shouldAsk: Bool {
         state.withLock { health in health.available || (health.retryAt.map { ContinuousClock.now >= $0 } ?? true) }
     }
 
     /// How many times the store has been lost so far.
-    var losses: Int { state.withLock { $0.losses } }
+    package var losses: Int { state.withLock { $0.losses } }
 
     /// Takes a token for a request to `host` (one of the `rate` per second shared by every process), unless the
     /// host is paused.
-    func take(_ host: String) async -> Decision {
+    package func take(_ host: String) async -> Decision {
         let rate = self.rate
         let burst = max(1, rate ?? 1)
         let arguments = [
@@ -87,22 +87,23 @@ final class SharedRateBudget: Sendable {
     }
 
     /// Pauses `host` for every process, for `duration` from now (a longer pause already set stays).
-    func pause(_ host: String, for duration: Duration) async {
+    package func pause(_ host: String, for duration: Duration) async {
         _ = await run(script: .pause, keys: [key(host, "pause")], [String(duration.seconds)])
     }
 
     private func key(_ host: String, _ kind: String) -> String { namespace + host + ":" + kind }
 
     /// A Lua script the store runs (by SHA1 once loaded on a connection).
-    struct Script: Sendable, Hashable {
-        let text: String
-        static let take = Script(text: RateStoreScripts.take)
-        static let pause = Script(text: RateStoreScripts.pause)
+    package struct Script: Sendable, Hashable {
+        package let text: String
+        package init(text: String) { self.text = text }
+        package static let take = Script(text: RateStoreScripts.take)
+        package static let pause = Script(text: RateStoreScripts.pause)
     }
 
     /// Runs `script` at the store; `nil` when the store is not asked now (out of reach until `retryAt`), cannot be
     /// reached or answered with an error. Every answer or failure counts towards the store's health (warned once).
-    func run(script: Script, keys: [String], _ arguments: [String]) async -> RESPValue? {
+    package func run(script: Script, keys: [String], _ arguments: [String]) async -> RESPValue? {
         guard shouldAsk else { return nil }
         let connection = self.connection
         let answer: RESPValue? = await withCheckedContinuation { continuation in
@@ -179,9 +180,9 @@ final class SharedRateBudget: Sendable {
 
 /// The Lua scripts the store runs. Times come from the server's clock (`TIME`), so processes on machines whose
 /// clocks differ still share one bucket; numbers go back as strings (Redis would truncate Lua numbers to integers).
-enum RateStoreScripts {
+package enum RateStoreScripts {
     /// KEYS: bucket, pause. ARGV: rate, burst, expiry in ms. Answers {go, seconds to wait, "token" or "pause"}.
-    static let take = """
+    package static let take = """
         local now = redis.call('TIME')
         local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
         local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -202,7 +203,7 @@ enum RateStoreScripts {
         """
 
     /// KEYS: pause. ARGV: seconds. Moves the host's pause end later (never earlier); it expires when it ends.
-    static let pause = """
+    package static let pause = """
         local now = redis.call('TIME')
         local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
         local seconds = tonumber(ARGV[1])

@@ -2,14 +2,6 @@ import Foundation
 import Trawl
 import TrawlEngine
 
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// What a response says about the host's rate limit: how long every request to it should wait.
 ///
 /// Reads `Retry-After` (delta seconds or an HTTP date) on 429 and 503, and on any response whose remaining

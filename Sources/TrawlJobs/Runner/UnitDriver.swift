@@ -272,7 +272,7 @@ struct UnitDriver: Sendable {
     /// One page with retries; host pauses and rate limits are applied by the scheduler. Throws the last
     /// attempt's failure, with the number of attempts made.
     func fetch(_ pageRequest: PageRequest, index: Int, reader: PageLinesReader) async throws -> PageLines {
-        let host = Self.host(of: pageRequest.request.url)
+        let host = Origin.hostKey(of: pageRequest.request.url)
         let policy = runner.policy
         var attempt = 0
         while true {
@@ -323,23 +323,5 @@ struct UnitDriver: Sendable {
             pageIndex: failure.index, url: runner.redact(failure.url),
             attempts: failure.kind == .pagination ? 0 : failure.attempts, status: failure.status,
             error: runner.redact(String(describing: failure.underlying)))
-    }
-
-    /// `scheme://host:port`, the unit of per-host limits and pauses (and the report's and the metrics' host).
-    /// Every page asks: an http(s) URL whose host is letters, digits, dots and hyphens is read by the engine's
-    /// byte parser (Foundation's `URLComponents` was 1.4% of a fetch's CPU), which lowercases scheme and host (one
-    /// host however it is written); others (IPv6 literals, percent-encoded hosts) go through `URLComponents`.
-    static func host(of url: String) -> String {
-        if let origin = Origin(url: url), origin.scheme == "http" || origin.scheme == "https", !origin.host.isEmpty,
-            origin.host.utf8.allSatisfy({ byte in
-                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D
-            })
-        {
-            return origin.description
-        }
-        guard let components = URLComponents(string: url), let host = components.host else { return url }
-        let scheme = components.scheme ?? "http"
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(host):\(port)"
     }
 }

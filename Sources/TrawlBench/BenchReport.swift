@@ -2,7 +2,7 @@ import Foundation
 import Histogram
 
 /// Latencies of one bench run: an HdrHistogram in microseconds, 3 significant digits.
-typealias BenchHistogram = Histogram<UInt64>
+package typealias BenchHistogram = Histogram<UInt64>
 
 extension Histogram where Count == UInt64 {
     /// An empty latency histogram in microseconds, 3 significant digits, sized for latencies up to one second
@@ -22,8 +22,8 @@ extension Histogram where Count == UInt64 {
 }
 
 /// What `trawl bench` measured, printed as a table or as one JSON object.
-struct BenchReport {
-    enum Mode: String {
+package struct BenchReport {
+    package enum Mode: String {
         case closed
         case open
     }
@@ -63,14 +63,14 @@ struct BenchReport {
     /// libcurl's phase timings of the measured requests.
     var phases: BenchRecorder.Phases?
     /// Stopped by Ctrl-C before the planned end.
-    var interrupted = false
+    package var interrupted = false
     /// `--rate-store`: the shared budget's store, key, live processes, pauses and local share.
     var shared: BenchSharedSummary?
 
     /// How late a start may be before it counts as late (timer jitter).
     static let lateTolerance: Duration = .milliseconds(1)
 
-    var completed: Int { Int(latencies.totalCount) }
+    package var completed: Int { Int(latencies.totalCount) }
     var failed: Int { errors.values.reduce(0, +) }
     var seconds: Double { Self.seconds(elapsed) }
     var requestsPerSecond: Double { seconds > 0 ? Double(completed) / seconds : 0 }
@@ -79,7 +79,7 @@ struct BenchReport {
     var cpuMicrosecondsPerRequest: Double { completed > 0 ? cpuSeconds * 1e6 / Double(completed) : 0 }
     var maxLatenessMilliseconds: Double { Self.seconds(maxLateness) * 1000 }
 
-    static func seconds(_ duration: Duration) -> Double {
+    package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
@@ -92,7 +92,7 @@ struct BenchReport {
 
     var non2xx: Int { statuses.filter { !(200..<300).contains($0.key) }.values.reduce(0, +) }
 
-    func table(embeddedServer: Bool, allIntervals: Bool = false) -> String {
+    package func table(embeddedServer: Bool, allIntervals: Bool = false) -> String {
         func number(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
         let errorText = errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -142,7 +142,7 @@ struct BenchReport {
         return lines.joined(separator: "\n")
     }
 
-    func json(extra: [String: Any] = [:]) -> String {
+    package func json(extra: [String: Any] = [:]) -> String {
         var object: [String: Any] = [
             "urls": urls,
             "concurrency": concurrency,

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlBench
 
 /// While a bench runs: closes the recorder's intervals on time and, on a terminal, redraws a live panel on
 /// stderr about 4 times a second. Its work is per tick, never per request.

@@ -100,10 +100,3 @@ final class JobProgressDisplay: Sendable {
         return remaining < 90 ? String(format: "%.0fs", remaining) : String(format: "%.0fm", remaining / 60)
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

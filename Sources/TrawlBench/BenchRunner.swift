@@ -15,52 +15,63 @@ import TrawlJobs
 ///   from its intended send time (no coordinated omission);
 /// - paginated flows (`Target.pages`): `concurrency` workers each walk the pages again and again, counting
 ///   the items of every page as its body streams in.
-struct BenchRunner: Sendable {
-    enum Limit: Sendable {
+package struct BenchRunner: Sendable {
+    package enum Limit: Sendable {
         case requests(Int)
         case duration(Duration)
     }
 
-    enum Target: Sendable {
+    package enum Target: Sendable {
         case urls([Request])
         /// Walks of the pages of these requests (round-robin per flow), items at `items`.
         case pages([Request], items: JSONKeyPath, style: PaginationStyle)
 
-        var isPages: Bool { if case .pages = self { true } else { false } }
+        package var isPages: Bool { if case .pages = self { true } else { false } }
     }
 
-    let client: Client
-    let urls: [String]
-    let target: Target
-    let concurrency: Int
-    let limit: Limit
+    package let client: Client
+    package let urls: [String]
+    package let target: Target
+    package let concurrency: Int
+    package let limit: Limit
     /// Requests sent during the warm-up are not measured; the limit starts counting after it.
-    var warmup: Duration = .zero
+    package var warmup: Duration = .zero
     /// Requests/s of the open model; `nil` for the closed model.
-    var rate: Double?
+    package var rate: Double?
     /// `--rate START:END --ramp SECONDS`: the open model's rate goes from `rate` to the ramp's end rate.
-    var ramp: Ramp?
+    package var ramp: Ramp?
     /// Per-interval rows, phase timings and live counters; its origin is the end of the warm-up.
-    let recorder: BenchRecorder
+    package let recorder: BenchRecorder
     /// `--rate-store`: the schedule `rate` is shared through with other processes (see BenchRunner+Shared).
-    var shared: SharedBenchSchedule?
+    package var shared: SharedBenchSchedule?
 
-    final class Ticket: Sendable {
-        let next = Atomic<Int>(0)
+    package init(
+        client: Client, urls: [String], target: Target, concurrency: Int, limit: Limit, recorder: BenchRecorder
+    ) {
+        self.client = client
+        self.urls = urls
+        self.target = target
+        self.concurrency = concurrency
+        self.limit = limit
+        self.recorder = recorder
     }
 
-    struct WorkerResult: Sendable {
-        var latencies = BenchHistogram.benchLatencies()
-        var bytes = 0
-        var errors: [String: Int] = [:]
-        var statuses: [Int: Int] = [:]
-        var items = 0
-        var flows = 0
-        var lateStarts = 0
-        var maxLateness: Duration = .zero
-        var warmupRequests = 0
+    package final class Ticket: Sendable {
+        package let next = Atomic<Int>(0)
+    }
+
+    package struct WorkerResult: Sendable {
+        package var latencies = BenchHistogram.benchLatencies()
+        package var bytes = 0
+        package var errors: [String: Int] = [:]
+        package var statuses: [Int: Int] = [:]
+        package var items = 0
+        package var flows = 0
+        package var lateStarts = 0
+        package var maxLateness: Duration = .zero
+        package var warmupRequests = 0
         /// Set by the task that marks the end of the warm-up.
-        var cpuAtMeasurementStart: Double?
+        package var cpuAtMeasurementStart: Double?
 
         mutating func merge(_ part: WorkerResult) {
             latencies.add(part.latencies)
@@ -127,7 +138,7 @@ struct BenchRunner: Sendable {
         }
     }
 
-    func run() async -> BenchReport {
+    package func run() async -> BenchReport {
         let clock = ContinuousClock()
         let measureFrom = recorder.origin
         let start = measureFrom - warmup

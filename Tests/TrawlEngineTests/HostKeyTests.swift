@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-@testable import TrawlJobs
+import TrawlEngine
 
-/// `UnitDriver.host(of:)` names the host of per-host limits, the report's `hosts` and the metrics' `host` label.
+/// `Origin.hostKey(of:)` names the host of per-host limits, the report's `hosts` and the metrics' `host` label.
 /// It reads plain hosts with the engine's byte parser; it must say what `URLComponents` said for them.
 struct HostKeyTests {
     static func reference(_ url: String) -> String {
@@ -19,14 +19,14 @@ struct HostKeyTests {
             "https://user:pw@api-2.example.org:8443/a?b=c#d", "http://a.b.c:80?x=1", "https://x.test:0443/p",
             "http://10.0.0.1:65535/items?next=http://other:1/", "https://h.example#frag",
         ]
-        for url in urls { #expect(UnitDriver.host(of: url) == Self.reference(url), "\(url)") }
+        for url in urls { #expect(Origin.hostKey(of: url) == Self.reference(url), "\(url)") }
     }
 
     @Test func otherHostsStillGoThroughURLComponents() {
         for url in ["http://[::1]:8080/items", "http://%68ost/x", "not a url", "ftp://files.example/x"] {
-            #expect(UnitDriver.host(of: url) == Self.reference(url), "\(url)")
+            #expect(Origin.hostKey(of: url) == Self.reference(url), "\(url)")
         }
         // One host however it is written.
-        #expect(UnitDriver.host(of: "HTTP://API.Example.com/x") == "http://api.example.com:80")
+        #expect(Origin.hostKey(of: "HTTP://API.Example.com/x") == "http://api.example.com:80")
     }
 }

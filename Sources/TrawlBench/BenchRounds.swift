@@ -1,9 +1,22 @@
 import Foundation
 
 /// `--rounds N` (each round's numbers kept in the JSON) and `--compare BEFORE.json AFTER.json`.
-enum BenchRounds {
+/// A result file given to `--compare` that is not one: the CLI says which flag and what to give.
+package struct BenchResultFileError: Error, Equatable {
+    package enum Problem: Sendable, Equatable {
+        /// The file cannot be read.
+        case unreadable
+        /// It is not JSON of `trawl bench --json` (no `requests_per_s`).
+        case notABenchResult
+    }
+
+    package let path: String
+    package let problem: Problem
+}
+
+package enum BenchRounds {
     /// One round's numbers, as the JSON keeps them under `rounds`.
-    static func summary(_ report: BenchReport) -> [String: Any] {
+    package static func summary(_ report: BenchReport) -> [String: Any] {
         var percentiles: [String: Any] = [:]
         for entry in BenchReport.summaryPercentiles { percentiles[entry.name] = report.percentile(entry.value) }
         return [
@@ -12,7 +25,7 @@ enum BenchRounds {
         ]
     }
 
-    static func line(_ report: BenchReport, round: Int, of rounds: Int) -> String {
+    package static func line(_ report: BenchReport, round: Int, of rounds: Int) -> String {
         String(
             format: "round %d/%d: %.0f requests/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d errors", round, rounds,
             report.requestsPerSecond, report.percentile(50), report.percentile(99), report.percentile(100),
@@ -38,14 +51,14 @@ enum BenchRounds {
     }
 
     /// The rounds of a result file (a result without `rounds` is one round).
-    static func rounds(of path: String) throws -> [[String: Any]] {
+    package static func rounds(of path: String) throws -> [[String: Any]] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIFailure("error: --compare: cannot read '\(path)' (give result files of trawl bench --json)")
+            throw BenchResultFileError(path: path, problem: .unreadable)
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             number(object["requests_per_s"]) != nil
         else {
-            throw CLIFailure("error: --compare: '\(path)' is not a result of trawl bench --json")
+            throw BenchResultFileError(path: path, problem: .notABenchResult)
         }
         return (object["rounds"] as? [[String: Any]]).flatMap { $0.isEmpty ? nil : $0 } ?? [object]
     }
@@ -57,13 +70,9 @@ enum BenchRounds {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    static func compare(_ before: String, _ after: String) throws {
-        print(try comparison(before: (before, rounds(of: before)), after: (after, rounds(of: after))))
-    }
-
     /// The side-by-side table: medians, the rounds' ranges, the ratio after/before, and a verdict: within
     /// noise when the ranges overlap, better or worse when they do not (judged only with 2+ rounds each).
-    static func comparison(
+    package static func comparison(
         before: (name: String, rounds: [[String: Any]]), after: (name: String, rounds: [[String: Any]])
     ) -> String {
         var integers = false

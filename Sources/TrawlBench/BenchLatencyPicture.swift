@@ -13,11 +13,11 @@ extension BenchReport {
     /// Buckets of the terminal histogram.
     static let histogramBuckets = 10
 
-    struct HistogramBucket: Equatable {
+    package struct HistogramBucket: Equatable {
         /// Milliseconds: the bucket holds latencies above `from` up to `to` (the first one includes `from`).
-        var from: Double
-        var to: Double
-        var count: Int
+        package var from: Double
+        package var to: Double
+        package var count: Int
     }
 
     /// Latencies in equal-width buckets from the smallest to the largest recorded (as oha draws them).
@@ -148,7 +148,7 @@ extension BenchReport {
 
     /// The latency percentile distribution in HdrHistogram's `.hgrm` text format (milliseconds), as its
     /// plotters read it.
-    func hgrm() -> String {
+    package func hgrm() -> String {
         var text = ""
         latencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
         return text

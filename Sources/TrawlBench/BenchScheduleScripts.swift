@@ -1,6 +1,6 @@
 /// The Lua scripts of the open-model schedule that `trawl bench` processes share through a rate store
 /// (``SharedBenchSchedule``). Times come from the server's clock (`TIME`); numbers go back as strings.
-enum BenchScheduleScripts {
+package enum BenchScheduleScripts {
     /// KEYS: schedule, pause. ARGV: seconds between slots, horizon, lag, floor.
     /// Answers `{"slot", seconds from now (negative: overdue), slots dropped}`, `{"wait", seconds, "0"}` when the
     /// next slot is further ahead than the horizon (nothing is reserved), or `{"pause", seconds, "0"}`.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TrawlTestSupport
 import TrawlEngine
-@testable import trawl
+@testable import TrawlBench
 
 /// A report of `latencies` (microseconds) over one second, with `errors` failed requests and these statuses.
 private func report(_ latencies: [UInt64], errors: Int = 0, statuses: [Int: Int]? = nil) -> BenchReport {
@@ -14,7 +14,7 @@ private func report(_ latencies: [UInt64], errors: Int = 0, statuses: [Int: Int]
         cpuSeconds: 0)
 }
 
-@Suite("bench: thresholds, histogram, intervals, panel", .endToEnd)
+@Suite("bench: thresholds, histogram, intervals", .hangGuard)
 struct BenchPictureTests {
     @Test(arguments: [
         ("p99<250ms", BenchThreshold.Metric.percentile(99), BenchThreshold.Comparison.less, 250.0, false),
@@ -160,24 +160,5 @@ struct BenchPictureTests {
         #expect(phases.connect.maxRecorded == 200, "connect is counted from the end of name resolution")
         #expect(phases.tls.maxRecorded == 1000, "TLS is counted from the end of the connect")
         #expect(phases.firstByte.maxRecorded == 2000)
-    }
-
-    @Test func panelShowsProgressCountsAndTheLastInterval() {
-        var row = BenchRecorder.Row(start: 1, end: 2)
-        row.requests = 5000
-        row.p50 = 800
-        row.p99 = 2500
-        let snapshot = BenchRecorder.Snapshot(
-            elapsed: 2.3, done: 9000, errors: 3, lateStarts: 7, inFlight: 12, last: row)
-        let lines = BenchPanel.lines(snapshot, plan: .seconds(10))
-        #expect(lines.count == BenchPanel.lineCount)
-        #expect(lines[0] == "trawl bench  2.3 s / 10 s  done 9000  errors 3  in flight 12  late starts 7")
-        #expect(lines[1] == "  last 1s: 5000 req/s  p50 0.80 ms  p99 2.50 ms")
-        let byCount = BenchPanel.lines(snapshot, plan: .requests(20000))
-        #expect(byCount[0].hasPrefix("trawl bench  2.3 s, 9003 / 20000 requests"))
-        #expect(!BenchPanel.shouldDraw(json: false, quiet: false, stderrIsTerminal: false))
-        #expect(!BenchPanel.shouldDraw(json: true, quiet: false, stderrIsTerminal: true))
-        #expect(!BenchPanel.shouldDraw(json: false, quiet: true, stderrIsTerminal: true))
-        #expect(BenchPanel.shouldDraw(json: false, quiet: false, stderrIsTerminal: true))
     }
 }

@@ -6,43 +6,43 @@ import TrawlEngine
 /// What a bench run records while it runs, shared by every worker: per-interval rows, libcurl's phase timings,
 /// and the live counters the panel reads. One short lock per request and nothing allocated per request (rows
 /// are appended once per interval; the histograms are sized up front).
-final class BenchRecorder: Sendable {
+package final class BenchRecorder: Sendable {
     /// One `--interval` of the run.
-    struct Row: Sendable, Equatable {
+    package struct Row: Sendable, Equatable {
         /// Seconds from the start of the measurement.
-        var start: Double
-        var end: Double
-        var requests = 0
-        var errors = 0
-        var bytes = 0
+        package var start: Double
+        package var end: Double
+        package var requests = 0
+        package var errors = 0
+        package var bytes = 0
         /// Microseconds; zero when no request completed in the interval.
-        var p50: UInt64 = 0
-        var p99: UInt64 = 0
-        var max: UInt64 = 0
+        package var p50: UInt64 = 0
+        package var p99: UInt64 = 0
+        package var max: UInt64 = 0
         /// Requests in flight when the interval closed.
-        var inFlight = 0
+        package var inFlight = 0
         /// Responses by status class: 1xx, 2xx, 3xx, 4xx, 5xx (index 0...4).
-        var statusClasses = [0, 0, 0, 0, 0]
+        package var statusClasses = [0, 0, 0, 0, 0]
     }
 
     /// libcurl's phases of each transfer, in microseconds (2 significant digits): name resolution, TCP connect,
     /// TLS handshake and time to the first response byte (from the start of the transfer).
-    struct Phases: Sendable {
-        var dns = BenchHistogram.benchWindow()
-        var connect = BenchHistogram.benchWindow()
-        var tls = BenchHistogram.benchWindow()
-        var firstByte = BenchHistogram.benchWindow()
+    package struct Phases: Sendable {
+        package var dns = BenchHistogram.benchWindow()
+        package var connect = BenchHistogram.benchWindow()
+        package var tls = BenchHistogram.benchWindow()
+        package var firstByte = BenchHistogram.benchWindow()
     }
 
     /// What the live panel shows.
-    struct Snapshot: Sendable {
-        var elapsed: Double
-        var done: Int
-        var errors: Int
-        var lateStarts: Int
-        var inFlight: Int
+    package struct Snapshot: Sendable {
+        package var elapsed: Double
+        package var done: Int
+        package var errors: Int
+        package var lateStarts: Int
+        package var inFlight: Int
         /// The last complete interval, if any.
-        var last: Row?
+        package var last: Row?
     }
 
     /// What one stripe (the workers of one loop thread) records; the stripes never share a lock or a cache line
@@ -85,7 +85,7 @@ final class BenchRecorder: Sendable {
     private let stop = Atomic<Bool>(false)
 
     /// `stripes`: one per engine loop thread; worker `w` records into stripe `w % stripes`.
-    init(origin: ContinuousClock.Instant, interval: Duration, stripes: Int = 1) {
+    package init(origin: ContinuousClock.Instant, interval: Duration, stripes: Int = 1) {
         self.origin = origin
         let nanos = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
         intervalNanoseconds = Swift.max(1, nanos)
@@ -95,8 +95,8 @@ final class BenchRecorder: Sendable {
     }
 
     /// Set by Ctrl-C: workers send nothing more.
-    var isStopped: Bool { stop.load(ordering: .relaxed) }
-    func requestStop() { stop.store(true, ordering: .relaxed) }
+    package var isStopped: Bool { stop.load(ordering: .relaxed) }
+    package func requestStop() { stop.store(true, ordering: .relaxed) }
 
     private func stripe(_ worker: Int) -> Stripe { stripes[worker % stripes.count] }
 
@@ -164,7 +164,7 @@ final class BenchRecorder: Sendable {
 
     /// Closes the intervals that ended before `instant` in every stripe (called by the ticker, so a stalled
     /// interval still gets its row on time).
-    func tick(at instant: ContinuousClock.Instant) {
+    package func tick(at instant: ContinuousClock.Instant) {
         let index = intervalIndex(instant)
         for stripe in stripes {
             let closed = stripe.state.withLock { close(&$0, through: index, flight: stripe) }
@@ -172,7 +172,7 @@ final class BenchRecorder: Sendable {
         }
     }
 
-    func snapshot(at instant: ContinuousClock.Instant) -> Snapshot {
+    package func snapshot(at instant: ContinuousClock.Instant) -> Snapshot {
         let elapsed = instant < origin ? 0 : BenchReport.seconds(origin.duration(to: instant))
         var snapshot = Snapshot(elapsed: elapsed, done: 0, errors: 0, lateStarts: 0, inFlight: inFlight, last: nil)
         for stripe in stripes {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import TrawlBench
 
 /// After a bench run: the summary, the thresholds, the `.hgrm` file and the exit status (0; 1 when no request
 /// succeeded; 3 when a threshold failed; 130 after Ctrl-C).
@@ -126,6 +127,23 @@ extension Bench {
             let failed = checks.filter { !$0.holds(in: report) }.count
             FileHandle.standardError.write(Data("error: \(failed) threshold(s) failed\n".utf8))
             throw ExitCode(3)
+        }
+    }
+}
+
+extension Bench {
+    /// `--compare BEFORE.json AFTER.json`: the side-by-side table of two result files.
+    static func compare(_ before: String, _ after: String) throws {
+        do {
+            print(BenchRounds.comparison(
+                before: (before, try BenchRounds.rounds(of: before)), after: (after, try BenchRounds.rounds(of: after))))
+        } catch let error as BenchResultFileError {
+            switch error.problem {
+            case .unreadable:
+                throw CLIFailure("error: --compare: cannot read '\(error.path)' (give result files of trawl bench --json)")
+            case .notABenchResult:
+                throw CLIFailure("error: --compare: '\(error.path)' is not a result of trawl bench --json")
+            }
         }
     }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import TrawlEngine
 
@@ -11,25 +10,36 @@ import TrawlEngine
 /// their latency would be in no percentile). A step where
 /// the client itself could not keep up (more than 1% late starts while its CPU was busy) ends the search: the
 /// rate found is then a lower bound, and the output says the client, not the server, was the limit.
-struct BenchCapacitySearch {
-    struct Step {
-        var rate: Double
-        var report: BenchReport
-        var pass: Bool
-        var failed: [String]
-        var clientLimited: Bool
+package struct BenchCapacitySearch {
+    package struct Step {
+        package var rate: Double
+        package var report: BenchReport
+        package var pass: Bool
+        package var failed: [String]
+        package var clientLimited: Bool
     }
 
-    let maxRate: Double
-    let checks: [BenchThreshold]
+    package let maxRate: Double
+    package let checks: [BenchThreshold]
     /// Runs one steady step at a rate.
-    let run: (Double) async -> BenchReport
+    package let run: (Double) async -> BenchReport
     /// Called after each step (the evidence, printed as the search goes).
-    let report: (Step) -> Void
-    var cores = ProcessInfo.processInfo.activeProcessorCount
+    package let report: (Step) -> Void
+    package var cores = ProcessInfo.processInfo.activeProcessorCount
+
+    package init(
+        maxRate: Double, checks: [BenchThreshold], run: @escaping (Double) async -> BenchReport,
+        report: @escaping (Step) -> Void, cores: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
+        self.maxRate = maxRate
+        self.checks = checks
+        self.run = run
+        self.report = report
+        self.cores = cores
+    }
 
     /// The steps taken, in order; the answer is `best(steps)`.
-    func search() async -> [Step] {
+    package func search() async -> [Step] {
         var steps: [Step] = []
         func step(_ rate: Double) async -> Step {
             let result = await run(rate)
@@ -92,7 +102,7 @@ struct BenchCapacitySearch {
     }
 
     /// The highest rate that passed.
-    static func best(_ steps: [Step]) -> Double? {
+    package static func best(_ steps: [Step]) -> Double? {
         steps.filter(\.pass).map(\.rate).max()
     }
 
@@ -106,7 +116,7 @@ struct BenchCapacitySearch {
         return late > 0.01 && busy >= 0.85 * Double(max(1, min(report.loops, cores)))
     }
 
-    static func line(_ step: Step) -> String {
+    package static func line(_ step: Step) -> String {
         let report = step.report
         var verdict = step.clientLimited ? "CLIENT LIMITED" : step.pass ? "pass" : "FAIL"
         if !step.failed.isEmpty, !step.clientLimited { verdict += " (" + step.failed.joined(separator: ", ") + ")" }
@@ -116,7 +126,7 @@ struct BenchCapacitySearch {
             verdict)
     }
 
-    static func json(_ steps: [Step], maxRate: Double) -> [String: Any] {
+    package static func json(_ steps: [Step], maxRate: Double) -> [String: Any] {
         [
             "max_rate": best(steps).map { $0 as Any } ?? NSNull(),
             "max_rate_asked": maxRate,
@@ -130,76 +140,5 @@ struct BenchCapacitySearch {
                 ]
             },
         ]
-    }
-}
-
-extension Bench {
-    func validateCapacitySearch() throws {
-        guard findMaxRate else {
-            if maxRate != nil { throw ValidationError("--max-rate goes with --find-max-rate") }
-            return
-        }
-        guard let maxRate else { throw ValidationError("--find-max-rate needs --max-rate R (the highest rate to try)") }
-        if !(maxRate >= 1) || !(maxRate <= 1e7) {
-            throw ValidationError("--max-rate must be from 1 to 10000000 requests per second")
-        }
-        if threshold.isEmpty {
-            throw ValidationError("--find-max-rate needs at least one --threshold (the budget each rate must meet)")
-        }
-        if rateSpec != nil || requests != nil || items != nil || report != nil || hgrm != nil {
-            throw ValidationError(
-                "--find-max-rate chooses the rates itself and runs steps of -d seconds: drop --rate, -n, --items, "
-                    + "--report and --hgrm")
-        }
-    }
-
-    /// Runs the search and prints the evidence of each step and the rate found.
-    func searchMaxRate(client: Client, urls: [String], target: BenchRunner.Target) async throws {
-        guard let maxRate else { return }
-        let stepSeconds = duration ?? 3
-        let warmupSeconds = warmup ?? 0.5
-        let output: (String) -> Void = json
-            ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-            : { print($0) }
-        output(String(format: "find-max-rate: steady steps of %g s after %g s of warm-up each, up to %g req/s",
-                      stepSeconds, warmupSeconds, maxRate))
-        let search = BenchCapacitySearch(
-            maxRate: maxRate, checks: try thresholds(),
-            run: { rate in
-                let warmupSpan = Duration.nanoseconds(Int64(warmupSeconds * 1e9))
-                let recorder = BenchRecorder(
-                    origin: .now + warmupSpan, interval: .seconds(1), stripes: client.executors.count)
-                var runner = BenchRunner(
-                    client: client, urls: urls, target: target, concurrency: concurrency,
-                    limit: .duration(.nanoseconds(Int64(stepSeconds * 1e9))), recorder: recorder)
-                runner.warmup = warmupSpan
-                runner.rate = rate
-                return await runner.run()
-            },
-            report: { output(BenchCapacitySearch.line($0)) })
-        let steps = await search.search()
-        let best = BenchCapacitySearch.best(steps)
-        let limited = steps.first { $0.clientLimited }
-        var summary: String
-        if let best {
-            summary = String(format: "max rate: %g req/s (every threshold held)", best)
-            if best >= maxRate { summary += "; --max-rate was reached: raise it to search higher" }
-        } else {
-            summary = "max rate: none (no rate tried met every threshold)"
-        }
-        if let limited {
-            summary += String(
-                format: "\nthe client could not keep up at %g req/s (late starts with its CPU busy): the server was "
-                    + "not the limit there, so the rate found is a lower bound; raise --loops or run the client on "
-                    + "more cores", limited.rate)
-        }
-        output(summary)
-        if json {
-            var object = BenchCapacitySearch.json(steps, maxRate: maxRate)
-            object["thresholds"] = threshold
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        }
-        if best == nil { throw limited == nil ? ExitCode(3) : CLIFailure("error: the client could not keep up") }
     }
 }

@@ -3,22 +3,27 @@ import Foundation
 extension BenchRunner {
     /// `--rate START:END --ramp SECONDS`: the open model's rate rises (or falls) linearly from START to END over
     /// SECONDS of the measurement, then stays at END (k6's ramping arrival rate). The warm-up runs at START.
-    struct Ramp: Sendable, Equatable {
-        var endRate: Double
-        var seconds: Double
+    package struct Ramp: Sendable, Equatable {
+        package var endRate: Double
+        package var seconds: Double
+
+        package init(endRate: Double, seconds: Double) {
+            self.endRate = endRate
+            self.seconds = seconds
+        }
     }
 
     /// When each request is due: ticket `i` at `start + i / rate` (or along the ramp). Tickets before
     /// `warmupTickets` are the warm-up; `endTicket` is the first ticket not to send.
-    struct Schedule: Sendable {
-        let start: ContinuousClock.Instant
-        let rate: Double
-        let ramp: Ramp?
-        let warmupSeconds: Double
-        let warmupTickets: Int
-        let endTicket: Int
+    package struct Schedule: Sendable {
+        package let start: ContinuousClock.Instant
+        package let rate: Double
+        package let ramp: Ramp?
+        package let warmupSeconds: Double
+        package let warmupTickets: Int
+        package let endTicket: Int
         /// With -d: nothing starts at or after this instant.
-        let deadline: ContinuousClock.Instant?
+        package let deadline: ContinuousClock.Instant?
 
         init(start: ContinuousClock.Instant, rate: Double, warmup: Duration, limit: Limit, ramp: Ramp? = nil) {
             self.start = start

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrawlBench
 import TrawlEngine
 import TrawlJobs
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// `--threshold EXPR`: a budget the run must meet (k6's idea), such as `p99<250ms`, `errors<0.1%`, `rps>5000`.
-struct BenchThreshold: Equatable, Sendable {
-    enum Metric: Equatable, Sendable {
+package struct BenchThreshold: Equatable, Sendable {
+    package enum Metric: Equatable, Sendable {
         /// Latency at a percentile (0 < p < 100), in milliseconds.
         case percentile(Double)
         case mean
@@ -16,14 +16,14 @@ struct BenchThreshold: Equatable, Sendable {
         case status(Int)
         case lateStarts
 
-        var isLatency: Bool {
+        package var isLatency: Bool {
             switch self {
             case .percentile, .mean, .min, .max: true
             default: false
             }
         }
 
-        var isCount: Bool {
+        package var isCount: Bool {
             switch self {
             case .errors, .statusClass, .status, .lateStarts: true
             default: false
@@ -31,7 +31,7 @@ struct BenchThreshold: Equatable, Sendable {
         }
     }
 
-    enum Comparison: String, Sendable, CaseIterable {
+    package enum Comparison: String, Sendable, CaseIterable {
         case lessOrEqual = "<="
         case greaterOrEqual = ">="
         case less = "<"
@@ -64,11 +64,11 @@ struct BenchThreshold: Equatable, Sendable {
         rps>5000, status_5xx=0
         """
 
-    struct ParseError: Error, CustomStringConvertible {
-        let description: String
+    package struct ParseError: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    init(_ text: String) throws(ParseError) {
+    package init(_ text: String) throws(ParseError) {
         func fail(_ why: String) -> ParseError {
             ParseError(description: "--threshold '\(text)': \(why). \(Self.accepted)")
         }
@@ -170,10 +170,10 @@ struct BenchThreshold: Equatable, Sendable {
         }
     }
 
-    func holds(in report: BenchReport) -> Bool { comparison.holds(measured(in: report), limit) }
+    package func holds(in report: BenchReport) -> Bool { comparison.holds(measured(in: report), limit) }
 
     /// `pass  p99<250ms  (measured 3.21 ms)`.
-    func line(for report: BenchReport) -> String {
+    package func line(for report: BenchReport) -> String {
         let value = measured(in: report)
         let shown: String
         if metric.isLatency {
@@ -186,7 +186,7 @@ struct BenchThreshold: Equatable, Sendable {
         return "threshold \(holds(in: report) ? "pass" : "FAIL")  \(text)  (measured \(shown))"
     }
 
-    func json(for report: BenchReport) -> [String: Any] {
+    package func json(for report: BenchReport) -> [String: Any] {
         ["threshold": text, "pass": holds(in: report), "measured": measured(in: report)]
     }
 }

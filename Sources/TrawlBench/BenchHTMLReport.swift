@@ -7,19 +7,24 @@ import Trawl
 ///
 /// The results are embedded as JSON and drawn as inline SVG by the page's own script, which reads them as data
 /// only (text nodes and attributes, never markup): a result file is input from outside.
-enum BenchHTMLReport {
-    struct Run {
+package enum BenchHTMLReport {
+    package struct Run {
         /// The legend's name: the file's name, or "this run".
-        var label: String
-        var object: [String: Any]
+        package var label: String
+        package var object: [String: Any]
+
+        package init(label: String, object: [String: Any]) {
+            self.label = label
+            self.object = object
+        }
     }
 
-    struct ReadError: Error, CustomStringConvertible {
-        let description: String
+    package struct ReadError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Reads a result written by `trawl bench --json`.
-    static func read(_ path: String) throws(ReadError) -> Run {
+    package static func read(_ path: String) throws(ReadError) -> Run {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReadError(description: "--report: cannot read '\(path)' (give result files of trawl bench --json)")
         }
@@ -34,7 +39,7 @@ enum BenchHTMLReport {
     }
 
     /// The page. URLs are redacted (credentials, secret query parameters) before they are embedded.
-    static func html(_ runs: [Run]) -> String {
+    package static func html(_ runs: [Run]) -> String {
         let embedded: [[String: Any]] = runs.map { run in
             var object = run.object
             if let urls = object["urls"] as? [String] {

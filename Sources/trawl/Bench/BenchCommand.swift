@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrawlBench
 import Trawl
 import TrawlEngine
 import TrawlJSON
@@ -230,7 +231,7 @@ struct Bench: AsyncParsableCommand {
 
     func run() async throws {
         if compare {
-            try BenchRounds.compare(urls[0], urls[1])
+            try Self.compare(urls[0], urls[1])
             return
         }
         if let report, reportsFiles {

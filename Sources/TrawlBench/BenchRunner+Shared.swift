@@ -91,7 +91,7 @@ extension SharedBenchSchedule {
 }
 
 /// What `--rate-store` did in one run, for the summary and the JSON.
-struct BenchSharedSummary {
+package struct BenchSharedSummary {
     var store: String
     var key: String
     var rate: Double

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TrawlEngine
+import TrawlJobs
 
 /// `trawl bench --rate R --rate-store redis://…`: one open-model schedule of `R` requests/s shared by every bench
 /// process naming the same store and key, so that N machines together send R/s, not N×R.
@@ -26,30 +27,30 @@ import TrawlEngine
 /// }
 /// await schedule.leave()
 /// ```
-public final class SharedBenchSchedule: Sendable {
+package final class SharedBenchSchedule: Sendable {
     /// What this process saw of the shared budget, for the report.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Bench processes live at the store at the last heartbeat (this one included; 0: never answered).
-        public var processes = 0
+        package var processes = 0
         /// The most processes seen live at once.
-        public var mostProcesses = 0
+        package var mostProcesses = 0
         /// Host pauses this process waited through (its own and the other processes').
-        public var pauses = 0
+        package var pauses = 0
         /// Seconds this process's schedule was held by pauses.
-        public var pausedSeconds = 0.0
+        package var pausedSeconds = 0.0
         /// Seconds spent on the local share while the store did not answer.
-        public var localShareSeconds = 0.0
+        package var localShareSeconds = 0.0
         /// Slots of the schedule that fell more than `lag` behind and were dropped by this process.
-        public var dropped = 0
+        package var dropped = 0
 
-        public init() {}
+        package init() {}
     }
 
-    public let address: RateStoreAddress
-    public let key: String
-    public let rate: Double
+    package let address: RateStoreAddress
+    package let key: String
+    package let rate: Double
     /// How many processes share the rate at least (`--processes`), for the local share.
-    public let processes: Int
+    package let processes: Int
     /// The furthest ahead a slot is taken.
     static let horizon = 0.05
     /// The oldest an overdue slot may be when it is handed out.
@@ -75,7 +76,7 @@ public final class SharedBenchSchedule: Sendable {
         var heartbeat: Task<Void, Never>?
     }
 
-    public init(
+    package init(
         address: RateStoreAddress, key: String, rate: Double, processes: Int,
         warn: @escaping @Sendable (String) -> Void
     ) {
@@ -91,7 +92,7 @@ public final class SharedBenchSchedule: Sendable {
     private func pauseKey(_ host: String) -> String { budget.namespace + host + ":pause" }
 
     /// What this process saw so far (a local share still in force counts until now).
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         let now = clock.now
         return state.withLock { state in
             var statistics = state.statistics
@@ -102,7 +103,7 @@ public final class SharedBenchSchedule: Sendable {
 
     /// Announces this process at the store (starting the schedule afresh when no other process is live) and
     /// keeps announcing it every second.
-    public func join() async {
+    package func join() async {
         await beat(joining: true)
         let task = Task { [weak self] in
             while !Task.isCancelled {
@@ -115,7 +116,7 @@ public final class SharedBenchSchedule: Sendable {
     }
 
     /// Stops the heartbeat and leaves the store's list of live processes.
-    public func leave() async {
+    package func leave() async {
         state.withLock { $0.heartbeat?.cancel() }
         if let local = state.withLock({ $0.localSince }) { addLocalShare(since: local) }
         _ = await budget.run(script: .leave, keys: [membersKey, scheduleKey], [member])
@@ -135,26 +136,26 @@ public final class SharedBenchSchedule: Sendable {
     /// The due time of this process's next request to `url`: a slot of the shared schedule, or of the local share
     /// while the store does not answer. `nil` once `deadline` has passed or `stopped` says so. Callers are served
     /// one at a time, in order.
-    public func next(
+    package func next(
         for url: String, until deadline: ContinuousClock.Instant?, stopped: @escaping @Sendable () -> Bool
     ) async -> ContinuousClock.Instant? {
-        let host = Self.host(of: url)
+        let host = Origin.hostKey(of: url)
         return await gate.serialized { await self.reserve(host, until: deadline, stopped: stopped) }
     }
 
     /// Whether this process knows `url`'s host to be paused at `instant` (a slot taken before the pause is then
     /// not used).
-    public func isPaused(_ url: String, at instant: ContinuousClock.Instant) -> Bool {
-        let host = Self.host(of: url)
+    package func isPaused(_ url: String, at instant: ContinuousClock.Instant) -> Bool {
+        let host = Origin.hostKey(of: url)
         return state.withLock { ($0.pauses[host] ?? instant) > instant }
     }
 
     /// After a response from `url`: a `Retry-After` on 429/503 (or a rate-limit header at 0) pauses its host for
     /// every process sharing the store (at most 120 s).
-    public func answered(_ url: String, status: Int, headers: HTTPHeaders) async {
+    package func answered(_ url: String, status: Int, headers: HTTPHeaders) async {
         guard let wait = RateLimitSignal.wait(status: status, headers: headers), wait > .zero else { return }
         let seconds = min(wait.seconds, Self.longestPause)
-        let host = Self.host(of: url)
+        let host = Origin.hostKey(of: url)
         let ends = clock.now + .boundedSeconds(seconds)
         state.withLock { $0.pauses[host] = max($0.pauses[host] ?? ends, ends) }
         _ = await budget.run(script: .benchPause, keys: [pauseKey(host), scheduleKey], [String(seconds)])
@@ -257,8 +258,6 @@ public final class SharedBenchSchedule: Sendable {
         default: return nil
         }
     }
-
-    static func host(of url: String) -> String { UnitDriver.host(of: url) }
 
     /// Runs callers one at a time, in the order they came.
     private actor Gate {
