@@ -69,8 +69,7 @@ package struct PageExchange: Sendable {
     /// arrived; the body is left to the returned ``PageStream``.
     package func open(_ page: PageRequest, index: Int) async throws(PaginationError) -> PageStream {
         var request = page.request
-        var refreshed = false
-        var attempt = 0
+        var attempts = Attempts(policy: retryPolicy)
         var revalidate = cache != nil
         while true {
             for observer in observers { observer.willSend(request) }
@@ -91,10 +90,11 @@ package struct PageExchange: Sendable {
                 }
             } catch {
                 var failed = failure(.transport, page: page, request: request, index: index, error: error)
-                failed.attempts = attempt + 1
-                guard attempt + 1 < retryPolicy.attempts, retryPolicy.isRetryable(error) else { throw failed }
-                attempt += 1
-                request = try await again(page, request, index: index, attempt: attempt, backoff: true)
+                failed.attempts = attempts.made
+                let next = attempts.failed(retryable: retryPolicy.isRetryable(error))
+                guard let retried = try await again(page, request, index: index, next, attempt: attempts.current)
+                else { throw failed }
+                request = retried
                 continue
             }
             let sent = PageRequest(request: request, position: page.position)
@@ -116,36 +116,40 @@ package struct PageExchange: Sendable {
             }
             let rejected = await Self.excerpt(of: body, head: head, limit: errorBodyLimit, isStub: isStub)
             for observer in observers { observer.didReceive(rejected, for: request, duration: .now - start) }
-            if !refreshed, let shouldRefresh {
+            if attempts.mayRefresh, let shouldRefresh {
                 let refresh: Bool
                 do {
                     refresh = try await shouldRefresh(request, rejected)
                 } catch {
                     throw failure(.adapter, page: page, request: request, index: index, response: rejected, error: error)
                 }
-                if refresh {
-                    refreshed = true
-                    attempt += 1
-                    request = try await again(page, request, index: index, attempt: attempt, backoff: false)
+                if refresh, let refreshed = try await again(
+                    page, request, index: index, attempts.refreshing(), attempt: attempts.current)
+                {
+                    request = refreshed
                     continue
                 }
             }
             var failed = failure(.status, page: page, request: request, index: index, response: rejected)
-            failed.attempts = attempt + 1
-            guard attempt + 1 < retryPolicy.attempts, RetryPolicy.isRetryable(status: head.status) else {
+            failed.attempts = attempts.made
+            let next = attempts.failed(retryable: RetryPolicy.isRetryable(status: head.status))
+            guard let retried = try await again(page, request, index: index, next, attempt: attempts.current) else {
                 throw failed
             }
-            attempt += 1
-            request = try await again(page, request, index: index, attempt: attempt, backoff: true)
+            request = retried
         }
     }
 
-    /// The request for another attempt at `page`, after the policy's backoff when `backoff` says so.
+    /// The request for attempt `attempt` at `page` as `next` says (after its backoff); nil when `next` gives up.
     private func again(
-        _ page: PageRequest, _ request: Request, index: Int, attempt: Int, backoff: Bool
-    ) async throws(PaginationError) -> Request {
+        _ page: PageRequest, _ request: Request, index: Int, _ next: Attempts.Next, attempt: Int
+    ) async throws(PaginationError) -> Request? {
         do {
-            if backoff { try await Task.sleep(for: retryPolicy.delay(afterAttempt: attempt)) }
+            switch next {
+            case .fail: return nil
+            case .retry(let delay): try await Task.sleep(for: delay)
+            case .refresh: break
+            }
             return try await prepare?(request, attempt) ?? request
         } catch {
             let kind: PaginationError.Kind = error is CancellationError ? .transport : .adapter

@@ -67,15 +67,14 @@ extension API {
     func exchange<R: Route>(
         _ route: R, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (request: Request, response: RawResponse) {
-        var attempt = 0
-        var refreshed = false
+        var attempts = Attempts(policy: retryPolicy)
         var backoff = Duration.zero
         while true {
             if backoff > .zero {
                 try await Task.sleep(for: backoff)
                 backoff = .zero
             }
-            var request = try await prepare(route, attempt: attempt)
+            var request = try await prepare(route, attempt: attempts.current)
             if let progress {
                 // Keep a callback an adapter or `adjust` may have set: both hear every update.
                 let earlier = request.onProgress
@@ -93,9 +92,10 @@ extension API {
                 let failure = APIError<R.ErrorModel>(
                     kind: .transport, request: request, underlying: error)
                 notifyFailure(failure, request)
-                if retries(failure, attempt: attempt, route: route) {
-                    attempt += 1
-                    backoff = retryPolicy.delay(afterAttempt: attempt)
+                if case .retry(let delay) = attempts.failed(
+                    retryable: isRetryable(failure), replayable: route.body.isReplayable)
+                {
+                    backoff = delay
                     continue
                 }
                 throw failure
@@ -103,7 +103,7 @@ extension API {
             let duration = ContinuousClock.now - start
             for observer in observers { observer.didReceive(response, for: request, duration: duration) }
             if route.isAcceptable(status: response.status) { return (request, response) }
-            if !refreshed, let retrier {
+            if attempts.mayRefresh, let retrier {
                 let again: Bool
                 do {
                     again = try await retrier.shouldRetry(request, response: response)
@@ -113,11 +113,7 @@ extension API {
                     notifyFailure(failure, request)
                     throw failure
                 }
-                if again, route.body.isReplayable {
-                    attempt += 1
-                    refreshed = true
-                    continue
-                }
+                if again, attempts.refreshing(replayable: route.body.isReplayable) == .refresh { continue }
                 if again {
                     // A part read from an async sequence is gone: resending would send the form without it.
                     let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
@@ -139,19 +135,18 @@ extension API {
             let model = try? (route.decoder ?? decoder).decode(R.ErrorModel.self, from: response.body, at: nil)
             let failure = APIError<R.ErrorModel>(kind: .status, request: request, response: response, errorModel: model)
             notifyFailure(failure, request)
-            if retries(failure, attempt: attempt, route: route) {
-                attempt += 1
-                backoff = retryPolicy.delay(afterAttempt: attempt)
+            if case .retry(let delay) = attempts.failed(
+                retryable: isRetryable(failure), replayable: route.body.isReplayable)
+            {
+                backoff = delay
                 continue
             }
             throw failure
         }
     }
 
-    /// Whether `retryPolicy` tries a failed attempt again: a failure that may pass, attempts left, and a body
-    /// that can be sent again.
-    private func retries<R: Route>(_ failure: APIError<R.ErrorModel>, attempt: Int, route: R) -> Bool {
-        guard attempt + 1 < retryPolicy.attempts, route.body.isReplayable else { return false }
+    /// Whether a failed attempt may pass if tried again (`retryPolicy`'s rule; `Attempts` counts them).
+    private func isRetryable<Model>(_ failure: APIError<Model>) -> Bool {
         if let status = failure.status { return RetryPolicy.isRetryable(status: status) }
         return failure.underlying.map(retryPolicy.isRetryable) ?? false
     }

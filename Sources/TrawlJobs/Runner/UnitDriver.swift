@@ -274,9 +274,8 @@ struct UnitDriver: Sendable {
     func fetch(_ pageRequest: PageRequest, index: Int, reader: PageLinesReader) async throws -> PageLines {
         let host = Origin.hostKey(of: pageRequest.request.url)
         let policy = runner.policy
-        var attempt = 0
+        var attempts = Attempts(policy: policy)
         while true {
-            attempt += 1
             try await runner.scheduler.acquire(host)
             let result: Result<PageLines, PaginationError>
             do throws(PaginationError) {
@@ -305,13 +304,14 @@ struct UnitDriver: Sendable {
                 return page
             case .failure(var failure):
                 try Task.checkCancellation()
-                let retry = policy.isRetryable(failure) && attempt < policy.attempts
-                runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
-                guard retry else {
-                    failure.attempts = attempt
+                let made = attempts.made
+                let next = attempts.failed(retryable: policy.isRetryable(failure))
+                runner.metrics.attemptFailed(source: unit.source, host: host, retried: next != .fail)
+                guard case .retry(let delay) = next else {
+                    failure.attempts = made
                     throw failure
                 }
-                try await Task.sleep(for: policy.delay(afterAttempt: attempt))
+                try await Task.sleep(for: delay)
             }
         }
     }
