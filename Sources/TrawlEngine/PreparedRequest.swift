@@ -49,7 +49,7 @@ final class PreparedRequest: Sendable {
         if let invalid = client.invalidDefault {
             throw TrawlError(
                 code: .invalidHeader, message: invalid + " (in the client's default headers)",
-                hint: "fix Client.Configuration.defaultHeaders", method: request.method.rawValue, url: request.url)
+                remedy: .defaultHeaders, method: request.method.rawValue, url: request.url)
         }
         try HeaderValidation.validate(request.headers, method: request.method.rawValue, url: request.url)
         if !request.removedHeaders.isEmpty {

@@ -33,16 +33,17 @@ struct RedirectTracker {
             status: outcome.head.status, method: request.method, from: request.url, location: target)
         guard case .follow(let url, let method, let keepsBody, let crossesOrigin) = step else { return nil }
 
-        func failure(_ code: TrawlError.Code, _ message: String, _ hint: String) -> TrawlError {
-            TrawlError(code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
-                       status: outcome.head.status, headers: outcome.head.headers)
+        func failure(
+            _ code: TrawlError.Code, _ message: String, _ hint: String? = nil, remedy: TrawlError.Remedy? = nil
+        ) -> TrawlError {
+            TrawlError(code: code, message: message, hint: hint, remedy: remedy, method: request.method.rawValue,
+                       url: request.url, status: outcome.head.status, headers: outcome.head.headers)
         }
         guard chain.count < policy.maxRedirects else {
             let message = policy.maxRedirects == 0
                 ? "HTTP \(outcome.head.status) redirects to \(url), and no redirect may be followed (maximum 0)"
                 : "more than \(policy.maxRedirects) redirects (last to \(url))"
-            throw failure(.tooManyRedirects, message,
-                          "raise RedirectPolicy.follow(max:) or fix the redirect chain on the server")
+            throw failure(.tooManyRedirects, message, remedy: .redirectLimit)
         }
         let scheme = Origin(url: url)?.scheme ?? ""
         guard scheme == "http" || scheme == "https" else {

@@ -71,6 +71,9 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// What a person can do about it, when there is a useful suggestion.
     public var hint: String?
+    /// The advice as a code, when it names a setting of the library (then `hint` is its ``Remedy/libraryAdvice``
+    /// and `description` words it as ``wordRemedies(_:)`` says).
+    public var remedy: Remedy?
     public var method: String
     public var url: String
     /// Status and headers, when a response head had arrived.
@@ -88,6 +91,7 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
         code: Code,
         message: String,
         hint: String? = nil,
+        remedy: Remedy? = nil,
         method: String,
         url: String,
         status: Int? = nil,
@@ -99,7 +103,8 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
     ) {
         self.code = code
         self.message = message
-        self.hint = hint
+        self.hint = hint ?? remedy?.libraryAdvice
+        self.remedy = remedy
         self.method = method
         self.url = url
         self.status = status
@@ -110,7 +115,10 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public var description: String {
+    public var description: String { described(remedies: Self.installedWording) }
+
+    /// The description with the remedy worded by `remedies` (`nil`: ``Remedy/libraryAdvice``).
+    public func described(remedies: (@Sendable (Remedy) -> String)?) -> String {
         var text = "\(method) \(url): \(message)"
         if let status, !message.contains("HTTP \(status)") { text += " (after HTTP \(status))" }
         if let curlCode {
@@ -120,7 +128,7 @@ public struct TrawlError: Error, Sendable, CustomStringConvertible {
         // An underlying error the message already quotes (a JSON error: "… is not the expected JSON: …") is not
         // repeated.
         if let underlying, case let said = "\(underlying)", !message.contains(said) { text += " [\(said)]" }
-        if let hint { text += ". \(hint)" }
+        if let hint = remedy.flatMap({ remedies?($0) }) ?? hint ?? remedy?.libraryAdvice { text += ". \(hint)" }
         return text
     }
 }

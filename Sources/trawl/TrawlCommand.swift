@@ -32,6 +32,7 @@ struct TrawlCommand: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(VersionCommand.arguments(Array(CommandLine.arguments.dropFirst())))
             parsed = type(of: command)
+            CLIHints.install(command: parsed._commandName)
             do {
                 if var asyncCommand = command as? AsyncParsableCommand {
                     try await asyncCommand.run()
@@ -43,8 +44,7 @@ struct TrawlCommand: AsyncParsableCommand {
                 throw RunUsageError(error, command: type(of: command))
             }
         } catch let failure as CLIFailure {
-            let text = CLIHints.rewrite(failure.description, command: parsed._commandName)
-            FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
             Foundation.exit(1)
         } catch let exit as ExitCode {
             // An exit status chosen by the command (bench: 3 for a failed threshold, 130 after Ctrl-C).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlEngine
 import TrawlTestSupport
 
 @testable import trawl
@@ -55,29 +56,55 @@ struct HintFlagsTests {
         }
     }
 
-    @Test("each command's hint rewrites name flags of that command")
-    func rewritesNameTheCommandsFlags() async throws {
+    @Test("each command words every remedy with flags of that command")
+    func remediesNameTheCommandsFlags() async throws {
         for command in ["get", "fetch", "extract", "bench"] {
             let flags = try await Self.helpFlags(command)
-            for entry in CLIHints.replacements where entry.command == command || entry.command == nil {
-                for flag in Self.flags(in: entry.cli) where !flags.contains(flag) && !entry.cli.contains("trawl get") {
-                    Issue.record("the hint for \(command) names \(flag), which trawl \(command) does not have")
+            for remedy in TrawlError.Remedy.allCases {
+                let text = CLIHints.text(remedy, command: command)
+                for flag in Self.flags(in: text) where !flags.contains(flag) && !text.contains("trawl get") {
+                    Issue.record("\(remedy) for \(command) names \(flag), which trawl \(command) does not have")
                 }
             }
         }
     }
 
-    @Test("no library setting named in the engine's hints reaches a CLI user")
-    func libraryNamesAreRewritten() throws {
-        let library = /\b(TLSOptions|Timeouts|RedirectPolicy|HTTPVersionPreference|Request|Configuration)\.[a-zA-Z]/
-        let hints = try ["TrawlEngine", "TrawlJSON", "Trawl", "TrawlJobs"].flatMap { try Self.literals(in: $0) }
-            .filter { $0.text.contains(library) }
-        #expect(hints.count >= 5)
-        for (file, hint) in hints {
-            for command in ["get", "fetch", "extract", "bench"] {
-                let shown = CLIHints.rewrite(hint, command: command)
-                #expect(!shown.contains(library), "\(file): trawl \(command) would print '\(shown)'")
+    /// A setting of the library by its type's name (`Timeouts.total`).
+    static var library: Regex<(Substring, Substring)> {
+        // Simple word boundaries: Unicode's do not break "Client.Configuration" before "Configuration".
+        /\b(TLSOptions|Timeouts|RedirectPolicy|HTTPVersionPreference|Request|Configuration)\.[a-zA-Z]/
+            .wordBoundaryKind(.simple)
+    }
+
+    @Test("no library setting reaches a CLI user: advice that names one is a remedy code the CLI words")
+    func libraryNamesAreWordedByTheCLI() throws {
+        // Every string of the library layers that names one of their settings is a remedy's library wording, in
+        // one file; the CLI never rewrites text.
+        let named = try ["TrawlEngine", "TrawlJSON", "Trawl", "TrawlJobs"].flatMap { try Self.literals(in: $0) }
+            .filter { $0.text.contains(Self.library) }
+        #expect(named.count >= TrawlError.Remedy.allCases.count)
+        for (file, text) in named where file != "TrawlError+Remedy.swift" {
+            Issue.record("\(file) names a library setting outside a remedy: \(text)")
+        }
+        for remedy in TrawlError.Remedy.allCases {
+            #expect(remedy.libraryAdvice.contains(Self.library), "\(remedy) names the library's setting")
+            for command in ["get", "fetch", "extract", "bench", "demo", "serve"] {
+                let shown = CLIHints.text(remedy, command: command)
+                #expect(!shown.contains(Self.library), "trawl \(command) would print '\(shown)' for \(remedy)")
             }
         }
+    }
+
+    @Test("an engine error prints the remedy as the command words it, and as the library does otherwise")
+    func errorsWordTheirRemedyAsInstalled() {
+        let error = TrawlError(
+            code: .timeout, message: "the transfer did not finish", remedy: .totalTimeout, method: "GET",
+            url: "http://127.0.0.1:9/")
+        #expect(error.hint == TrawlError.Remedy.totalTimeout.libraryAdvice)
+        #expect(error.described(remedies: nil).hasSuffix(". raise Timeouts.total, or stream the body"))
+        let get = error.described(remedies: { CLIHints.text($0, command: "get") })
+        #expect(get.hasSuffix(". raise --max-time"), "\(get)")
+        let fetch = error.described(remedies: { CLIHints.text($0, command: "fetch") })
+        #expect(fetch.hasSuffix(". raise --timeout"), "\(fetch)")
     }
 }

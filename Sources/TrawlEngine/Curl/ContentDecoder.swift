@@ -106,7 +106,7 @@ final class DecodedBody {
         case consumed(Int)
         case pause
         case abort
-        case failed(code: TrawlError.Code, message: String, hint: String)
+        case failed(code: TrawlError.Code, message: String, hint: String?, remedy: TrawlError.Remedy?)
     }
 
     let decoder: ContentDecoder
@@ -150,7 +150,7 @@ final class DecodedBody {
                 let position = "after \(decoder.compressedBytes) compressed bytes"
                 return .failed(
                     code: .decodingFailed, message: "the body's \(decoder.encoding) data is corrupt (\(detail)) \(position)",
-                    hint: "the server sent corrupt compressed data; retry, or request it uncompressed")
+                    hint: "the server sent corrupt compressed data; retry, or request it uncompressed", remedy: nil)
             }
             offset += step.consumed
             guard step.produced > 0 else {
@@ -165,8 +165,7 @@ final class DecodedBody {
                     code: .tooLarge,
                     message: "the body decompresses to more than \(maxRatio) times its compressed size \(sizes): "
                         + "refused as a decompression bomb",
-                    hint: "raise Client.Configuration.maxDecompressionRatio if the body is known to be this "
-                        + "repetitive, or request it uncompressed")
+                    hint: nil, remedy: .decompressionRatio)
             }
             let delivery = output.withUnsafeBytes { deliver(UnsafeRawBufferPointer(rebasing: $0[..<step.produced])) }
             switch delivery {

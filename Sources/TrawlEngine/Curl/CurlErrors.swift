@@ -10,6 +10,9 @@ enum CurlErrors {
         func make(_ kind: TrawlError.Code, _ message: String, _ hint: String? = nil) -> TrawlError {
             transfer.makeError(code: kind, message, hint: hint, curlCode: number, curlMessage: curlMessage)
         }
+        func make(_ kind: TrawlError.Code, _ message: String, remedy: TrawlError.Remedy) -> TrawlError {
+            transfer.makeError(code: kind, message, remedy: remedy, curlCode: number, curlMessage: curlMessage)
+        }
 
         // A callback stopped the transfer and said why.
         if let abortError, code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK
@@ -45,7 +48,7 @@ enum CurlErrors {
             // The scheme was fine; the answer had no status line (HTTP/0.9, another protocol, or a server that
             // speaks only cleartext HTTP/2).
             return make(.invalidBody, "the server's answer is not an HTTP response (no status line)",
-                        "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge")
+                        remedy: .http2PriorKnowledge)
         case CURLE_UNSUPPORTED_PROTOCOL where curlMessage.hasPrefix("Protocol "):
             return make(.unsupportedScheme, "the scheme is not supported", "Trawl speaks only http and https")
         case CURLE_UNSUPPORTED_PROTOCOL:
@@ -74,13 +77,13 @@ enum CurlErrors {
                curlMessage.contains("onnect") || curlMessage.contains("Resolving") {
                 let limit = timeouts.connect.map { "\($0)" } ?? "?"
                 return make(.timeout, "could not connect within the connect timeout of \(limit)",
-                            "check that the host is reachable, or raise Timeouts.connect")
+                            remedy: .connectTimeout)
             }
             let limit = timeouts.total.map { "\($0)" } ?? "?"
             return make(.timeout,
                         "the transfer did not finish within the total timeout of \(limit) "
                             + "(\(transfer.receivedBytes) body bytes received)",
-                        "raise Timeouts.total, or stream the body")
+                        remedy: .totalTimeout)
         case CURLE_PARTIAL_FILE:
             return make(.truncated,
                         "the body ended after \(transfer.receivedBytes) bytes, before the length the server announced",
@@ -94,8 +97,7 @@ enum CurlErrors {
             return make(.sendFailed, "sending the request failed", "retry the request")
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
             CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            return make(.tlsFailed, "the TLS handshake or certificate check failed",
-                        "check the server's certificate and the CA bundle (TLSOptions.caFile)")
+            return make(.tlsFailed, "the TLS handshake or certificate check failed", remedy: .caBundle)
         case CURLE_BAD_CONTENT_ENCODING:
             return make(.decodingFailed, "the body's Content-Encoding could not be decoded",
                         "the server sent corrupt compressed data; retry, or request it uncompressed")

@@ -180,8 +180,8 @@ final class Transfer: @unchecked Sendable {
             return Int(TRAWL_CURL_WRITEFUNC_PAUSE)
         case .abort:
             return 0
-        case .failed(let code, let message, let hint):
-            abortError = makeError(code: code, message, hint: hint)
+        case .failed(let code, let message, let hint, let remedy):
+            abortError = makeError(code: code, message, hint: hint, remedy: remedy)
             return 0
         }
     }
@@ -191,7 +191,7 @@ final class Transfer: @unchecked Sendable {
         if let limit = request.maxBodySize, received + bytes.count > limit {
             abortError = makeError(
                 code: .tooLarge, "the body exceeded the limit of \(limit) bytes (decoded)",
-                hint: "raise Request.maxBodySize (or the client's maxBodySize), or stream the body")
+                remedy: .bodyLimit)
             return 0
         }
         switch delivery {
@@ -303,11 +303,11 @@ final class Transfer: @unchecked Sendable {
                             remoteIP: ip, remotePort: info.port, timings: timings, redirects: [])
     }
 
-    func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil,
+    func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil, remedy: TrawlError.Remedy? = nil,
                    curlCode: Int? = nil, curlMessage: String? = nil,
                    underlying: (any Error & Sendable)? = nil) -> TrawlError {
         TrawlError(
-            code: code, message: message, hint: hint, method: request.method.rawValue, url: request.url,
+            code: code, message: message, hint: hint, remedy: remedy, method: request.method.rawValue, url: request.url,
             status: status > 0 ? status : nil, headers: status > 0 ? headers : nil, bodyExcerpt: bodyExcerpt,
             curlCode: curlCode, curlMessage: curlMessage, underlying: underlying)
     }
@@ -317,7 +317,7 @@ final class Transfer: @unchecked Sendable {
         let stall = timeouts.stall.map { "\($0)" } ?? "?"
         return makeError(
             code: .stalled, "fewer than \(timeouts.stallMinimumBytesPerSecond) bytes/s moved for \(stall)",
-            hint: "the server stopped sending; retry, or raise Timeouts.stall")
+            remedy: .stallTimeout)
     }
 
     /// The first 512 bytes of the body received so far.

@@ -9,6 +9,25 @@
 /// }
 /// ```
 public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// The kind of mistake, for a program to branch on (the command-line tool's exit status). New kinds may be
+    /// added; compare with the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalid, sourceName, parents
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        public var description: String { base.rawValue }
+
+        /// A value the job cannot use (the default).
+        public static let invalid = Code(.invalid)
+        /// A source name that cannot name an output file, or names the same file as another source's.
+        public static let sourceName = Code(.sourceName)
+        /// A `parent:` that names no source, the source itself, or a source that has a parent.
+        public static let parents = Code(.parents)
+    }
+
+    public var code: Code
     /// Where the mistake is, as a path (`sources[1].url`), when known.
     public var field: String?
     public var message: String
@@ -17,7 +36,10 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
     /// For pagination options: the option at fault, spelled as in a job file (`size_param`).
     public var option: String?
 
-    public init(field: String? = nil, _ message: String, hint: String? = nil, option: String? = nil) {
+    public init(
+        code: Code = .invalid, field: String? = nil, _ message: String, hint: String? = nil, option: String? = nil
+    ) {
+        self.code = code
         self.field = field
         self.message = message
         self.hint = hint
@@ -54,10 +76,14 @@ public struct JobFileError: Error, CustomStringConvertible, Sendable, Hashable {
     public var message: String
     /// What to do about it.
     public var hint: String?
+    /// The kind of mistake (``JobSpecError/Code``).
+    public var code: JobSpecError.Code
 
     public init(
-        file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, message: String, hint: String? = nil
+        file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, message: String, hint: String? = nil,
+        code: JobSpecError.Code = .invalid
     ) {
+        self.code = code
         self.file = file
         self.line = line
         self.column = column

@@ -120,7 +120,7 @@ extension JobFileReader {
             do {
                 template = try JobTemplate(parsing: text)
             } catch {
-                throw self.error(at, "\(field).\(key)", error.message, hint: error.hint)
+                throw self.error(at, "\(field).\(key)", error.message, hint: error.hint, code: error.code)
             }
             if let parameter = template.parameters.first {
                 throw self.error(

@@ -14,14 +14,14 @@ extension JobFileReader {
             do {
                 settings.rateStore = try RateStoreAddress.parse(text)
             } catch {
-                throw self.error(value, field, error.message, hint: error.hint)
+                throw self.error(value, field, error.message, hint: error.hint, code: error.code)
             }
         case "metrics_listen":
             let text = try string(value, field)
             do {
                 settings.metricsListen = try MetricsAddress.parse(text)
             } catch {
-                throw self.error(value, field, error.message, hint: error.hint)
+                throw self.error(value, field, error.message, hint: error.hint, code: error.code)
             }
         default:
             guard case .scalar(let scalar) = value, let flag = Bool(scalar.string) else {

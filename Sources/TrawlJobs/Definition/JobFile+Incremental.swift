@@ -39,7 +39,9 @@ extension JobFileReader {
             try spec.validate(field: at)
         } catch {
             let key = error.field.map { String($0.split(separator: ".").last ?? "") }
-            throw self.error(key.flatMap { entries[$0]?.value } ?? node, error.field, error.message, hint: error.hint)
+            throw self.error(
+                key.flatMap { entries[$0]?.value } ?? node, error.field, error.message, hint: error.hint,
+                code: error.code)
         }
         source.incremental = spec
     }

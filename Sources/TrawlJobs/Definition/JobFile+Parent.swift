@@ -50,17 +50,18 @@ extension Job {
             }
             guard let parentIndex = byName[parent] else {
                 throw JobSpecError(
-                    field: "\(field).parent", "'\(parent)' names no source",
+                    code: .parents, field: "\(field).parent", "'\(parent)' names no source",
                     hint: "sources here: \(sources.map(\.name).joined(separator: ", "))")
             }
             guard parent != source.name else {
                 throw JobSpecError(
-                    field: "\(field).parent", "the source is its own parent", hint: "name another source")
+                    code: .parents, field: "\(field).parent", "the source is its own parent",
+                    hint: "name another source")
             }
             if let grandparent = sources[parentIndex].parent {
                 let cycle = grandparent == source.name
                 throw JobSpecError(
-                    field: "\(field).parent",
+                    code: .parents, field: "\(field).parent",
                     cycle
                         ? "'\(source.name)' and '\(parent)' are each other's parent (a cycle)"
                         : "'\(parent)' has a parent itself ('\(grandparent)'): only one level of parent is supported",

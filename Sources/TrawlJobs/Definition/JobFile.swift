@@ -109,9 +109,11 @@ struct JobFileReader {
         for (index, node) in items.enumerated() {
             let (source, nameNode) = try self.source(node, "sources[\(index)]")
             if let earlier = names[source.name] {
-                throw error(
+                var clash = error(
                     nameNode, "sources[\(index)].name", "'\(source.name)' is used by sources[\(earlier)] too",
                     hint: "source names must be unique: they name the output files")
+                clash.code = .sourceName
+                throw clash
             }
             names[source.name] = index
             sources.append(source)
@@ -120,7 +122,8 @@ struct JobFileReader {
         do {
             try job.validate()
         } catch {
-            throw JobFileError(file: file, field: error.field, message: error.message, hint: error.hint)
+            throw JobFileError(
+                file: file, field: error.field, message: error.message, hint: error.hint, code: error.code)
         }
         return job
     }
@@ -190,9 +193,17 @@ struct JobFileReader {
             return value
         }
         let nameNode = try required("name", "repos")
-        let name = try string(nameNode, "\(field).name")
+        // A source name names files: every mistake in it is a `.sourceName` one.
+        let name: String
+        do {
+            name = try string(nameNode, "\(field).name")
+        } catch {
+            var mistake = error
+            mistake.code = .sourceName
+            throw mistake
+        }
         guard !name.isEmpty else {
-            throw error(nameNode, "\(field).name", "the name is empty", hint: "name each source")
+            throw error(nameNode, "\(field).name", "the name is empty", hint: "name each source", code: .sourceName)
         }
         let urlNode = try required("url", "\"https://api.example.com/items\"")
         let url = try string(urlNode, "\(field).url")
@@ -272,7 +283,8 @@ struct JobFileReader {
         }
         func relay(_ specError: JobSpecError) -> JobFileError {
             let subfield = specError.field.map { String($0.dropFirst(field.count + 1)) }
-            return error(nodeAt(subfield), specError.field ?? field, specError.message, hint: specError.hint)
+            return error(nodeAt(subfield), specError.field ?? field, specError.message, hint: specError.hint,
+                code: specError.code)
         }
         do {
             try source.validateMatrix(field: field)
@@ -316,7 +328,7 @@ struct JobFileReader {
             do {
                 return try MatrixAxis.range(name, scalar.string)
             } catch {
-                throw self.error(node, field, error.message, hint: error.hint)
+                throw self.error(node, field, error.message, hint: error.hint, code: error.code)
             }
         default:
             throw error(
@@ -334,7 +346,7 @@ struct JobFileReader {
             do {
                 return try PaginationStyle.parse(spec)
             } catch {
-                throw self.error(node, field, error.message, hint: error.hint)
+                throw self.error(node, field, error.message, hint: error.hint, code: error.code)
             }
         }
         guard case .mapping(let styleMapping) = node else {
@@ -377,7 +389,8 @@ struct JobFileReader {
             return try PaginationStyle.parse(spec, options: options)
         } catch {
             let at = error.option.flatMap { fields[$0]?.key } ?? node
-            throw self.error(at, error.option.map { "\(field).\($0)" } ?? field, error.message, hint: error.hint)
+            throw self.error(
+                at, error.option.map { "\(field).\($0)" } ?? field, error.message, hint: error.hint, code: error.code)
         }
     }
 

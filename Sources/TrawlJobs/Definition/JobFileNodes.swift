@@ -78,7 +78,7 @@ extension JobFileReader {
         do {
             return try JSONKeyPath.validated(text)
         } catch {
-            throw self.error(node, field, error.message, hint: error.hint)
+            throw self.error(node, field, error.message, hint: error.hint, code: error.code)
         }
     }
 
@@ -98,10 +98,12 @@ extension JobFileReader {
         }
     }
 
-    func error(_ node: Node?, _ field: String?, _ message: String, hint: String? = nil) -> JobFileError {
+    func error(
+        _ node: Node?, _ field: String?, _ message: String, hint: String? = nil, code: JobSpecError.Code = .invalid
+    ) -> JobFileError {
         let mark = node?.mark
         return JobFileError(
-            file: file, line: mark?.line, column: mark?.column, field: field, message: message, hint: hint)
+            file: file, line: mark?.line, column: mark?.column, field: field, message: message, hint: hint, code: code)
     }
 
     static func syntaxError(_ error: YamlError, file: String) -> JobFileError {

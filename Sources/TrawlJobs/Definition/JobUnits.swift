@@ -77,7 +77,7 @@ extension Job {
             if let earlier = names[key] {
                 let other = sources[earlier].name
                 throw JobSpecError(
-                    field: "\(field).name",
+                    code: .sourceName, field: "\(field).name",
                     other == source.name
                         ? "'\(source.name)' is used by sources[\(earlier)] too"
                         : "'\(source.name)' and sources[\(earlier)] '\(other)' differ only in case",

@@ -17,7 +17,7 @@ public enum SourceName {
     static func check(_ name: String, field: String) throws(JobSpecError) {
         guard let problem = problem(name) else { return }
         throw JobSpecError(
-            field: field, "the source name \(quoted(name)) \(problem)",
+            code: .sourceName, field: field, "the source name \(quoted(name)) \(problem)",
             hint: "a source name becomes a file name: use only letters, digits, '.', '_' and '-', not starting with"
                 + " '.', at most \(maxBytes) bytes")
     }

@@ -226,7 +226,7 @@ struct Fetch: AsyncParsableCommand {
         if !quiet { print(JobSummary.text(result)) }
         if !result.failures.isEmpty || !result.complete {
             let text = JobSummary.failureText(result, retry: retryCommand(result))
-            FileHandle.standardError.write(Data(TerminalText.safe(CLIHints.rewrite(text, command: "fetch")).utf8))
+            FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
             throw ExitCode(1)
         }
     }
@@ -235,9 +235,7 @@ struct Fetch: AsyncParsableCommand {
         if let jobFile = jobFilePath {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
-            } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true
-                || error.field?.hasSuffix("].parent") == true
-            {
+            } catch where error.code == .sourceName || error.code == .parents {
                 // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o; an
                 // unknown parent: or a cycle of parents too. Every other mistake in the file's content (a URL past
                 // the length cap included) is a job file error (1).

@@ -297,6 +297,7 @@ extension Get {
             }
             // The engine's hint speaks of the library's resume option; say it the CLI's way instead.
             error.hint = nil
+            error.remedy = nil
             throw CLIFailure("error: \(error)\nthe partial file \(partial) is kept: rerun with --continue to resume it")
         } catch let failure as OutputWriteFailure {
             bar.finish()

@@ -1,39 +1,37 @@
-import Foundation
+import TrawlEngine
 
-/// The library's hints name library settings (`TLSOptions.caFile`, `Timeouts.total`); a CLI user can set only
-/// flags. Every message the CLI prints passes through here, which names the flag of the command that ran.
+/// The engine's advice comes as codes (`TrawlError.Remedy`) that the library words with its own settings
+/// (`TLSOptions.caFile`, `Timeouts.total`); a CLI user can set only flags. `install(command:)` words every remedy
+/// with the flags of the command that runs, before it starts.
 enum CLIHints {
-    /// (command, library phrase, the same advice in CLI terms), most specific first: an entry for the command
-    /// that ran applies before an entry for every command (`nil`).
-    static let replacements: [(command: String?, library: String, cli: String)] = [
-        ("get", "raise RedirectPolicy.follow(max:)", "raise --max-redirs"),
-        ("get", "raise Timeouts.total, or stream the body", "raise --max-time"),
-        ("fetch", "raise Timeouts.total, or stream the body", "raise --timeout"),
-        ("fetch", "raise Request.maxBodySize (or the client's maxBodySize), or stream the body",
-         "raise --max-page-bytes or ask for smaller pages"),
-        ("get", "use HTTPVersionPreference.http2PriorKnowledge", "pass --http2-prior-knowledge"),
-        ("fetch", "use HTTPVersionPreference.http2PriorKnowledge",
-         "pass --http2-prior-knowledge (settings.http: \"2-prior-knowledge\")"),
-        ("extract", "use HTTPVersionPreference.http2PriorKnowledge", "fetch it with trawl get --http2-prior-knowledge"),
-        (nil, "the CA bundle (TLSOptions.caFile)", "the CA it trusts: --cacert FILE or --capath DIR"),
-        (nil, "raise Timeouts.connect", "raise --connect-timeout"),
-        (nil, "retry, or raise Timeouts.stall", "retry"),
-        (nil, "raise Timeouts.total, or stream the body", "retry"),
-        (nil, "raise RedirectPolicy.follow(max:) or fix", "fix"),
-        (nil, "raise Request.maxBodySize (or the client's maxBodySize), or stream the body", "ask for a smaller body"),
-        (nil, "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge",
-         "check the URL's scheme and port"),
-        (nil, "fix Client.Configuration.defaultHeaders", "fix the -H headers"),
-        (nil, "raise Client.Configuration.maxDecompressionRatio if the body is known to be this repetitive, or "
-            + "request it uncompressed", "request it uncompressed (-H 'Accept-Encoding: identity')"),
-    ]
-
-    /// `text` with each library hint of `command` (`get`, `fetch`, …) said in CLI terms.
-    static func rewrite(_ text: String, command: String) -> String {
-        var result = text
-        for entry in replacements where entry.command == nil || entry.command == command {
-            result = result.replacingOccurrences(of: entry.library, with: entry.cli)
+    /// The remedy in the terms of `trawl COMMAND` (`get`, `fetch`, …).
+    static func text(_ remedy: TrawlError.Remedy, command: String) -> String {
+        switch (remedy, command) {
+        case (.redirectLimit, "get"): "raise --max-redirs or fix the redirect chain on the server"
+        case (.redirectLimit, _): "fix the redirect chain on the server"
+        case (.totalTimeout, "get"): "raise --max-time"
+        case (.totalTimeout, "fetch"): "raise --timeout"
+        case (.totalTimeout, _): "retry"
+        case (.connectTimeout, _): "check that the host is reachable, or raise --connect-timeout"
+        case (.stallTimeout, _): "the server stopped sending; retry"
+        case (.bodyLimit, "fetch"): "raise --max-page-bytes or ask for smaller pages"
+        case (.bodyLimit, _): "ask for a smaller body"
+        case (.decompressionRatio, _): "request it uncompressed (-H 'Accept-Encoding: identity')"
+        case (.http2PriorKnowledge, "get"): "if it speaks only HTTP/2 over plain http, pass --http2-prior-knowledge"
+        case (.http2PriorKnowledge, "fetch"):
+            "if it speaks only HTTP/2 over plain http, pass --http2-prior-knowledge "
+                + "(settings.http: \"2-prior-knowledge\")"
+        case (.http2PriorKnowledge, "extract"):
+            "if it speaks only HTTP/2 over plain http, fetch it with trawl get --http2-prior-knowledge"
+        case (.http2PriorKnowledge, _): "check the URL's scheme and port"
+        case (.caBundle, _): "check the server's certificate and the CA it trusts: --cacert FILE or --capath DIR"
+        case (.defaultHeaders, _): "fix the -H headers"
+        default: remedy.libraryAdvice
         }
-        return result
+    }
+
+    /// Words every remedy the engine reports in this process with `command`'s flags.
+    static func install(command: String) {
+        TrawlError.wordRemedies { text($0, command: command) }
     }
 }
