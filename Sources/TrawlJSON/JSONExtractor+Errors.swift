@@ -21,8 +21,6 @@ extension JSONExtractor {
                 throw makeError(
                     .tooLarge, "a captured field is larger than the \(Self.size(limits.maxCaptureBytes)) limit",
                     at: at, unit: unit)
-            case .handOff:
-                preconditionFailure("the hand-off to the fast lane is taken by parseUnit")
             case .duplicateCollection:
                 throw makeError(
                     .duplicateKey,

@@ -17,7 +17,7 @@ extension JSONExtractor {
     /// yajl stopped at `cut` in `unit` (just after the `[`): accounts for the bytes before it, starts the
     /// lane and throws the rest of the unit up to `slowIngest`, which returns it.
     func enterLane(_ unit: UnsafeRawBufferPointer, cut: Int, _ onElement: (JSONElement) throws -> Void) throws {
-        state.pointee.failure = nil
+        state.pointee.handsOff = false
         try deliver(onElement)
         let taken = UnsafeRawBufferPointer(rebasing: unit[0..<cut])
         account(taken, newlines: taken.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, lastNewline: taken.lastIndex(of: 0x0A))
@@ -25,7 +25,7 @@ extension JSONExtractor {
         lane = ItemScanner(
             maxLevels: parseState.maxDepth - parseState.depth, maxTokenBytes: limits.maxTokenBytes,
             maxElementBytes: limits.maxElementBytes,
-            output: form == .json ? .json : form == .values ? .events : .count,
+            form: form,
             afterValue: parseState.frames[parseState.depth].count > 0)
         throw LaneHandOff(rest: Array(unit[cut...]))
     }

@@ -141,9 +141,8 @@ public final class JSONExtractor {
         self.limits = limits
         scanner = InputScanner(maxTokenBytes: limits.maxTokenBytes)
         let matcher = PathMatcher.compiled(items: path, captures: capture)
-        let stateForm: ParseState.Form = form == .json ? .json : form == .values ? .values : .count
         parser = YajlParser(state: ParseState(
-            matcher: matcher, captureDistances: distances, form: stateForm, limits: limits, wholeValue: wholeValue))
+            matcher: matcher, captureDistances: distances, form: form, limits: limits, wholeValue: wholeValue))
         // Tiny token limits are left to the slow path, which also measures literals cut across chunks.
         state.pointee.laneAllowed = fastLane && !wholeValue && limits.maxTokenBytes >= 8
     }
@@ -201,14 +200,8 @@ public final class JSONExtractor {
         for (slot, capturePath) in capturePaths.enumerated() {
             if let value = parseState.captured[slot] { captured[capturePath] = value }
         }
-        let collection: Summary.Collection
-        switch parseState.collection {
-        case .array: collection = .array
-        case .value: collection = .value
-        case .missing: collection = .missing
-        }
         return Summary(
-            collection: collection, elementCount: parseState.elementCount, captured: captured, byteCount: received)
+            collection: parseState.collection, elementCount: parseState.elementCount, captured: captured, byteCount: received)
     }
 
     // MARK: - Feeding
@@ -338,7 +331,7 @@ public final class JSONExtractor {
     ) throws {
         let outcome = parser.parse(unit)
         defer { parser.release() }
-        if case .stopped(let offset) = outcome, case .handOff? = state.pointee.failure {
+        if case .stopped(let offset) = outcome, state.pointee.handsOff {
             try enterLane(unit, cut: offset + 1, onElement)
         }
         try deliver(onElement)

@@ -15,9 +15,8 @@ struct ItemScanner {
     let maxLevels: Int
     let maxTokenBytes: Int
     let maxElementBytes: Int
-    /// What is made of an element: compact JSON, events (the `.values` form) or nothing (counted only).
-    enum Output { case count, json, events }
-    let output: Output
+    /// What is made of an element: compact JSON, events (`.values`) or nothing (`.countOnly`).
+    let form: JSONExtractor.Form
     /// An element was taken since the array opened: the next byte (after whitespace) must be a comma or `]`.
     var afterValue: Bool
     /// Strings with escapes are decoded here before they are escaped again (or recorded).
@@ -25,13 +24,13 @@ struct ItemScanner {
     /// The open containers of an element recorded as events, by level (1...63); allocated for `.events` only.
     private var levels: UnsafeMutablePointer<EventLevel>?
 
-    init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, output: Output, afterValue: Bool) {
+    init(maxLevels: Int, maxTokenBytes: Int, maxElementBytes: Int, form: JSONExtractor.Form, afterValue: Bool) {
         self.maxLevels = Swift.min(maxLevels, 63)
         self.maxTokenBytes = maxTokenBytes
         self.maxElementBytes = maxElementBytes
-        self.output = output
+        self.form = form
         self.afterValue = afterValue
-        if output == .events {
+        if form == .values {
             levels = UnsafeMutablePointer<EventLevel>.allocate(capacity: 64)
         }
     }
@@ -85,14 +84,14 @@ struct ItemScanner {
             }
             let outStart = out.count
             let elementEnd: Int
-            switch output {
-            case .events:
+            switch form {
+            case .values:
                 var writer = EventWriter(levels: levels.unsafelyUnwrapped, maxElementBytes: maxElementBytes)
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
             case .json:
                 var writer = JSONRunWriter(run: p, maxElementBytes: maxElementBytes)
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
-            case .count:
+            case .countOnly:
                 var writer = CountWriter()
                 elementEnd = element(&writer, base, p, end, &out, &newlines, &lastNewline)
             }
@@ -101,8 +100,8 @@ struct ItemScanner {
                 result.exit = elementEnd == Self.reject
                 return result
             }
-            if output != .count { ends.append(out.count) }
-            if output == .json { out.append(UInt8(ascii: "\n")) }
+            if form != .countOnly { ends.append(out.count) }
+            if form == .json { out.append(UInt8(ascii: "\n")) }
             afterValue = true
             p = elementEnd
             result.committed = p

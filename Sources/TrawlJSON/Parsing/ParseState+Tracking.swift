@@ -60,11 +60,11 @@ extension ParseState {
         elementDepth = depth + 1
         elementStart = element.count
         needsComma = false
-        if form != .count { recording |= 1 }
+        if form != .countOnly { recording |= 1 }
     }
 
     mutating func finishElement() {
-        if form != .count {
+        if form != .countOnly {
             completedEnds.append(element.count)
             // Compact JSON elements are recorded as lines, so that they can be handed out in one copy.
             if form == .json { element.append(UInt8(ascii: "\n")) }

@@ -37,13 +37,7 @@ struct ParseState {
         case elementTooLarge
         case captureTooLarge
         case duplicateCollection
-        /// Not a failure: the items array opened and its elements go to the fast lane (`ItemScanner`).
-        case handOff
     }
-
-    enum Form { case json, values, count }
-
-    enum Collection: Equatable { case missing, array, value }
 
     /// A capture through a negative index keeps the last `distance` candidates.
     struct Ring {
@@ -54,7 +48,7 @@ struct ParseState {
     static let keySlot = 32
 
     let matcher: PathMatcher
-    let form: Form
+    let form: JSONExtractor.Form
     let maxDepth: Int
     let maxTokenBytes: Int
     let maxElementBytes: Int
@@ -86,8 +80,11 @@ struct ParseState {
     var captured: [JSONValue?]
     var rings: [Ring]
 
-    var collection = Collection.missing
+    var collection = JSONExtractor.Summary.Collection.missing
     var failure: Failure?
+    /// yajl was stopped, with no failure, right after the items array opened: its elements go to the fast lane
+    /// (`ItemScanner`).
+    var handsOff = false
     /// Inside a container that no watched path goes through and nothing records: the parser then
     /// uses lean callbacks that only follow nesting and token sizes (see `YajlParser`).
     var skipping = false
@@ -103,7 +100,7 @@ struct ParseState {
     var inputStart = UInt(0)
     var inputEnd = UInt(0)
 
-    init(matcher: PathMatcher, captureDistances: [Int], form: Form, limits: JSONLimits, wholeValue: Bool) {
+    init(matcher: PathMatcher, captureDistances: [Int], form: JSONExtractor.Form, limits: JSONLimits, wholeValue: Bool) {
         self.wholeValue = wholeValue
         self.matcher = matcher
         self.form = form
@@ -259,7 +256,8 @@ struct ParseState {
         if takesFromEnd { resetRings(state) }
         if isItems && laneAllowed && recording == 0 && matcher.elementsAreOpaque(state) {
             // Stops yajl right after the `[`: the extractor hands the following bytes to the fast lane.
-            return fail(.handOff)
+            handsOff = true
+            return false
         }
         if recording != 0 {
             if recording & 1 != 0 {
