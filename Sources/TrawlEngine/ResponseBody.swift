@@ -62,8 +62,11 @@ final class BodyConsumer: Sendable {
     deinit { stream.cancel() }
 }
 
-/// The buffer between the loop thread (producer, inside libcurl's write callback) and the consumer.
+/// The buffer between the loop thread (producer, inside libcurl's write callback) and the consumer: a `BodyFlow`
+/// under a lock, whose actions run after the lock is released.
 final class BodyStream: Sendable {
+    typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
+
     enum Offer {
         case accepted
         /// Buffer full: the write callback returns CURL_WRITEFUNC_PAUSE (libcurl keeps the bytes).
@@ -72,31 +75,19 @@ final class BodyStream: Sendable {
         case abandoned
     }
 
-    private struct State {
-        var chunks: [[UInt8]] = []
-        var buffered = 0
-        var paused = false
-        var waiter: CheckedContinuation<[UInt8]?, any Error>?
-        var finished = false
-        var failure: TrawlError?
-        var consumerGone = false
-        var timings: Timings?
-    }
-
     private struct Hooks {
         var resume: @Sendable () -> Void = {}
         var cancel: @Sendable () -> Void = {}
     }
 
-    private let state = Mutex(State())
-    private let highWater: Int
+    private let flow: Mutex<BodyFlow<Waiter>>
     private let method: String
     private let url: String
     /// Ask the loop to unpause (when the buffer drained) or cancel the transfer.
     private let hooks = Mutex(Hooks())
 
     init(highWater: Int, method: String, url: String) {
-        self.highWater = max(1, highWater)
+        flow = Mutex(BodyFlow(highWater: highWater))
         self.method = method
         self.url = url
     }
@@ -109,79 +100,48 @@ final class BodyStream: Sendable {
     private func resumeTransfer() { hooks.withLock { $0.resume }() }
     private func cancelTransfer() { hooks.withLock { $0.cancel }() }
 
-    var finalTimings: Timings? { state.withLock { $0.timings } }
+    var finalTimings: Timings? { flow.withLock { $0.timings } }
 
     /// Loop thread: offers bytes from libcurl's write callback.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        enum Step {
-            case handOff(CheckedContinuation<[UInt8]?, any Error>)
-            case answer(Offer)
-        }
-        let step = state.withLock { state -> Step in
-            if state.consumerGone { return .answer(.abandoned) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return .handOff(waiter)
-            }
-            if state.buffered >= highWater {
-                state.paused = true
-                return .answer(.pause)
-            }
-            state.chunks.append([UInt8](copying: bytes))
-            state.buffered += bytes.count
-            return .answer(.accepted)
-        }
-        switch step {
-        case .handOff(let waiter):
+        // Copied before the lock (libcurl's bytes are valid during this call only): every offer but a pause (once per
+        // full buffer) or one after the consumer left keeps or hands over the copy.
+        let chunk = [UInt8](copying: bytes)
+        switch flow.withLock({ $0.offer(chunk) }) {
+        case .deliver(let chunk, let waiter):
             // Resumed outside the lock, as finish and cancel do: resuming enqueues the consumer's task on its
             // executor (its locks, maybe a wake-up), work that must not hold up a consumer or a cancel waiting for
             // this lock. The waiter is ours alone once taken (cancel finds none), and the next offer comes from this
             // thread after this one returns, so the chunks keep their order.
-            waiter.resume(returning: [UInt8](copying: bytes))
+            waiter.resume(returning: chunk)
             return .accepted
-        case .answer(let offer):
-            return offer
+        case .accepted: return .accepted
+        case .pause: return .pause
+        case .abandoned: return .abandoned
         }
     }
 
     /// Loop thread: the transfer ended (`failure` nil on success).
     func finish(failure: TrawlError?, timings: Timings?) {
-        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard !state.finished else { return nil }
-            state.finished = true
-            state.failure = failure
-            state.timings = timings
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        if let waiter {
-            if let failure { waiter.resume(throwing: failure) } else { waiter.resume(returning: nil) }
+        switch flow.withLock({ $0.finish(failure: failure, timings: timings) }) {
+        case .none: break
+        case .end(let waiter): waiter.resume(returning: nil)
+        case .fail(let waiter, let failure): waiter.resume(throwing: failure)
         }
     }
 
     func next() async throws -> [UInt8]? {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                var wake = false
-                let immediate: Result<[UInt8]?, any Error>? = state.withLock { state in
-                    if !state.chunks.isEmpty {
-                        let chunk = state.chunks.count == 1 ? state.chunks[0] : [UInt8](concatenating: state.chunks)
-                        state.chunks.removeAll(keepingCapacity: true)
-                        state.buffered = 0
-                        if state.paused { state.paused = false; wake = true }
-                        return .success(chunk)
-                    }
-                    if state.finished {
-                        if let failure = state.failure { return .failure(failure) }
-                        return .success(nil)
-                    }
-                    if state.consumerGone { return .failure(cancelledError()) }
-                    state.waiter = continuation
-                    if state.paused { state.paused = false; wake = true }
-                    return nil
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                switch flow.withLock({ $0.next(waiter: continuation) }) {
+                case .take(let chunk, let wake):
+                    if wake { resumeTransfer() }
+                    continuation.resume(returning: chunk)
+                case .end: continuation.resume(returning: nil)
+                case .fail(let failure): continuation.resume(throwing: failure)
+                case .cancelled: continuation.resume(throwing: cancelledError())
+                case .wait(let wake): if wake { resumeTransfer() }
                 }
-                if wake { resumeTransfer() }
-                if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
             cancel()
@@ -190,13 +150,7 @@ final class BodyStream: Sendable {
 
     /// Consumer side: stop the transfer and fail a pending `next()`.
     func cancel() {
-        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard !state.finished, !state.consumerGone else { return nil }
-            state.consumerGone = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(throwing: cancelledError())
+        flow.withLock { $0.cancel() }?.resume(throwing: cancelledError())
         cancelTransfer()
     }
 
