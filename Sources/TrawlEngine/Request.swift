@@ -38,7 +38,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// The method quoted for a message, control characters escaped: `'GET\r\nX'`.
     static func describe(_ text: String) -> String {
         let escaped = text.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
         return "'" + escaped.prefix(64).joined() + (escaped.count > 64 ? "…" : "") + "'"
     }

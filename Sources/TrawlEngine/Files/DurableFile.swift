@@ -61,12 +61,14 @@ public final class DurableFile: @unchecked Sendable {
     ///
     /// When the file is created and `syncingDirectory` is true, the directory holding it is `fsync`ed before
     /// this returns, so the new entry is durable; pass false for a file that is renamed into place (and whose
-    /// directory is synced then) or that nothing refers to.
+    /// directory is synced then) or that nothing refers to. `owner` creates it readable by its owner only (0600,
+    /// for a file holding a response or a credential), else 0644 (both less the umask).
     public init(
-        path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true, allowingStream: Bool = false
+        path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true, allowingStream: Bool = false,
+        ownerOnly: Bool = false
     ) throws {
         self.path = path
-        let opened = try Self.openDescriptor(path, allowingStream: allowingStream)
+        let opened = try Self.openDescriptor(path, allowingStream: allowingStream, mode: ownerOnly ? 0o600 : 0o644)
         descriptor = opened.descriptor
         created = opened.created
         isStream = opened.stream
@@ -116,10 +118,10 @@ public final class DurableFile: @unchecked Sendable {
     }
 
     /// Creates `path` (`O_EXCL`), else opens the regular file there, never following a link (`O_NOFOLLOW`).
-    private static func openDescriptor(_ path: String, allowingStream: Bool) throws
+    private static func openDescriptor(_ path: String, allowingStream: Bool, mode: mode_t) throws
         -> (descriptor: Int32, created: Bool, stream: Bool)
     {
-        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         if created >= 0 { return (created, true, false) }
         guard errno == EEXIST else { throw FileError("open", path) }
         var link = stat()
