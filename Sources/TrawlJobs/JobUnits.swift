@@ -104,7 +104,7 @@ extension JobSource {
     /// `..` would write outside the directory, a control character makes a name no shell shows as it is.
     static func nameProblem(_ name: String) -> String? {
         if name.contains("/") || name.contains("\\") { return "contains a path separator" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             return "contains a control character"
         }
         if name.hasPrefix(".") { return "starts with '.' (a hidden file, or a path such as '..')" }

@@ -86,6 +86,9 @@ struct Plan: AsyncParsableCommand {
 
     func validate() throws {
         if shards < 1 { throw ValidationError("--shards must be at least 1, not \(shards)") }
+        if shards > Shard.mostShards {
+            throw ValidationError("--shards must be at most \(Shard.mostShards), not \(shards)")
+        }
     }
 
     func run() async throws {
