@@ -227,7 +227,14 @@ public final class JobRunner: Sendable {
         let driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
         let walked = state.status != .done
-        if walked {
+        if walked, var stuck = state.stuck {
+            // The kept page's pagination data cannot go on: the same failure, without asking the server again.
+            state.status = .failed
+            state.failure = stuck.error
+            stuck.keptPages = state.pages
+            stuck.keptItems = state.items
+            metrics.failed(stuck)
+        } else if walked {
             state.status = .running
             state.failure = nil
             do {

@@ -186,8 +186,9 @@ struct UnitDriver: Sendable {
     }
 
     /// Counts a page the plan was waiting for and hands it to the writer with the state it leads to. A page whose
-    /// next page is one this walk already fetched is not written: the unit fails before it, so that running the
-    /// job again asks for it again rather than ending there.
+    /// pagination data cannot go on (its next page already fetched, a cursor that is an object, `has_more` without
+    /// a cursor) is whole: it is written, and the state records where the walk stopped (`stuck`), so that running
+    /// the job again fails there again instead of taking the unit for done.
     private func completed(
         _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
         state: inout Checkpoint.UnitState, commits: CommitPipeline
@@ -198,8 +199,10 @@ struct UnitDriver: Sendable {
         response.pastMark = unit.incremental?.order == .desc && fetched.incremental?.reachedOlder == true
         let isFirst = state.pages == 0
         plan.completed(response)
-        // A refused next page fails the walk after this page is kept; any other failure concerns this page.
-        if let failure = plan.failure, !plan.failureConcernsNextPage { throw failure }
+        // A refused next page or unusable pagination data fails the walk after this page is kept; any other failure
+        // concerns this page.
+        if let failure = plan.failure, !plan.failureKeepsCompletedPage { throw failure }
+        if let failure = plan.failure, !plan.failureConcernsNextPage { state.stuck = record(failure) }
         noteIncompleteResults(fetched, index: index, state: &state)
         noteIncremental(fetched, state: &state)
         state.pages = plan.pagesCompleted
