@@ -54,6 +54,10 @@ public struct JobFileError: Error, CustomStringConvertible, Sendable, Hashable {
     public var message: String
     /// What to do about it.
     public var hint: String?
+    /// A value that can never be sent (a URL with a control character or a space, a header name that is not a
+    /// token, a header value with a control character or over `HeaderCheck.longestValue`): `trawl` reports it as
+    /// bad usage (exit 2), as it does a bad `-H`.
+    public var neverSendable = false
 
     public init(
         file: String, line: Int? = nil, column: Int? = nil, field: String? = nil, message: String, hint: String? = nil

@@ -136,7 +136,12 @@ extension JobSource {
             }
             var fields: [(String, String)] = []
             for header in headers {
-                fields.append((header.name, try expand(header.value, "headers.\(header.name)", url: false)))
+                let value = try expand(header.value, "headers.\(header.name)", url: false)
+                // A variable or a parameter may bring in what the job file could not hold: refused before a request.
+                if let problem = HeaderCheck.problem(name: header.name, value: value) {
+                    throw JobSpecError(field: "\(field).headers.\(header.name)", problem)
+                }
+                fields.append((header.name, value))
             }
             let headers = HTTPHeaders(fields)
             var requestBody: RequestBody?
@@ -146,8 +151,15 @@ extension JobSource {
                 let json = (first == "{" || first == "[") && headers["Content-Type"] == nil
                 requestBody = .string(text, contentType: json ? "application/json" : nil)
             }
-            return Request(
+            var request = Request(
                 url: try expand(url, "url", url: true), method: method, headers: headers, body: requestBody)
+            // A value that came from a secret is a credential whatever its header's name: it is stripped on the way
+            // to another origin like Authorization; a body holding one is never sent there.
+            for header in self.headers where !header.value.environmentNames.isEmpty {
+                request.sensitiveHeaders.insert(header.name)
+            }
+            request.bodyHoldsSecret = body.map { !$0.environmentNames.isEmpty } ?? false
+            return request
         }
     }
 

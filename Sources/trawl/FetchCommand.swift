@@ -236,7 +236,7 @@ struct Fetch: AsyncParsableCommand {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
             } catch where error.field.map({ $0.hasPrefix("sources[") && $0.hasSuffix("].name") }) == true
-                || error.field?.hasSuffix("].parent") == true
+                || error.field?.hasSuffix("].parent") == true || error.neverSendable
             {
                 // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o; an
                 // unknown parent: or a cycle of parents too. Every other mistake in the file's content (a URL past

@@ -131,6 +131,7 @@ public final class JobRunner: Sendable {
             redact: redact)
         if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
         if let childPlan { storeOptions.expandChildren = { childPlan.expand($0, $1) } }
+        storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
         let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count

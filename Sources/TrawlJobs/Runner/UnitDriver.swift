@@ -325,7 +325,32 @@ struct UnitDriver: Sendable {
             source: unit.source, unit: unit.id, page: runner.redact(failure.position.description),
             pageIndex: failure.index, url: runner.redact(failure.url),
             attempts: failure.kind == .pagination ? 0 : failure.attempts, status: failure.status,
-            error: runner.redact(String(describing: failure.underlying)))
+            error: hidingLiteralCredentials(runner.redact(String(describing: failure.underlying))))
+    }
+
+    /// `text` (a failure, which may quote the server's body) with the unit's literal credentials shown as
+    /// `REDACTED`: the values of its sensitive headers (and the token after `Bearer`), of its credential query
+    /// parameters and its userinfo. A server that echoes the token in an error body does not put it on stderr or
+    /// in the report. (Secrets from `${NAME}` are `${NAME}` already.)
+    func hidingLiteralCredentials(_ text: String) -> String {
+        let request = unit.request
+        let extra = runner.settings.sensitiveHeaders.union(request.sensitiveHeaders.map { $0.lowercased() })
+        var secrets: [String] = []
+        for (name, value) in request.headers where OriginGuard.isSensitive(name, extra: extra) {
+            secrets.append(value)
+            if let space = value.lastIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+        }
+        let names = Redaction.queryNames(for: request)
+        for item in URLComponents(string: request.url)?.queryItems ?? [] where names.contains(item.name.lowercased()) {
+            if let value = item.value { secrets.append(value) }
+        }
+        if let password = URLComponents(string: request.url)?.password { secrets.append(password) }
+        var hidden = text
+        for secret in Set(secrets).sorted(by: { $0.utf8.count > $1.utf8.count })
+        where secret.utf8.count >= 4 && !secret.contains("${") {
+            hidden = hidden.replacingOccurrences(of: secret, with: Redaction.placeholder)
+        }
+        return hidden
     }
 
     /// `scheme://host:port`, the unit of per-host limits and pauses (and the report's and the metrics' host).
