@@ -19,6 +19,12 @@ struct HostileStoreTests {
         var expected = RESPValue.integer(7)
         for _ in 0..<RESPReader.deepestNesting { expected = .array([expected]) }
         #expect(try deepest.next() == expected)
+        // Found by the resp-reply fuzz target: an empty array one level past the limit was taken.
+        for leaf in ["*0\r\n", "*-1\r\n"] {
+            var past = RESPReader()
+            try past.append(Array((String(repeating: "*1\r\n", count: RESPReader.deepestNesting) + leaf).utf8))
+            #expect(throws: RESPReader.Malformed.self) { try past.next() }
+        }
     }
 
     @Test("a reply of more values than an answer holds is refused; a partial one waits for its bytes")

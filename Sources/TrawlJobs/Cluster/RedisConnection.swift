@@ -110,12 +110,13 @@ struct RESPReader {
                 guard let count = Int(text), count >= -1, count <= Self.longestArray else {
                     throw Malformed(description: "array length '\(text.prefix(40))'")
                 }
+                // An empty array counts as a level too: what is refused does not depend on what the array holds.
+                guard stack.count < Self.deepestNesting else {
+                    throw Malformed(description: "arrays nested over \(Self.deepestNesting) deep")
+                }
                 if count <= 0 {
                     value = .array(count == -1 ? nil : [])
                 } else {
-                    guard stack.count < Self.deepestNesting else {
-                        throw Malformed(description: "arrays nested over \(Self.deepestNesting) deep")
-                    }
                     stack.append(Frame(count: count))
                     continue
                 }
