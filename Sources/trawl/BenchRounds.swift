@@ -1,4 +1,5 @@
 import Foundation
+import TrawlEngine
 
 /// `--rounds N` (each round's numbers kept in the JSON) and `--compare BEFORE.json AFTER.json`.
 enum BenchRounds {
@@ -39,7 +40,7 @@ enum BenchRounds {
 
     /// The rounds of a result file (a result without `rounds` is one round).
     static func rounds(of path: String) throws -> [[String: Any]] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = (try? DurableFiles.read(path, limit: 64 << 20)).map({ Data($0) }) else {
             throw CLIFailure("error: --compare: cannot read '\(path)' (give result files of trawl bench --json)")
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],

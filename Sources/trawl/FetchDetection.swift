@@ -226,7 +226,10 @@ struct FetchDetection {
     }
 
     static func load(_ directory: String) -> [Stored]? {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + planFile) else { return nil }
+        let path = directory + "/" + planFile
+        guard let data = (try? DurableFiles.read(path, limit: 1 << 20)).map({ Data($0) }) else {
+            return nil
+        }
         return try? JSONDecoder().decode([Stored].self, from: data)
     }
 

@@ -51,4 +51,16 @@ struct HostileFieldsTests {
         let mode = try FileManager.default.attributesOfItem(atPath: directory + "/private")[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    @Test("a state file is read whole only up to its limit; a missing one is nil")
+    func stateFilesAreReadBounded() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-read-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(repeating: 0x41, count: 11).write(to: URL(fileURLWithPath: directory + "/eleven"))
+        #expect(try DurableFiles.read(directory + "/eleven", limit: 11) == [UInt8](repeating: 0x41, count: 11))
+        #expect(throws: FileError.self) { try DurableFiles.read(directory + "/eleven", limit: 10) }
+        #expect(try DurableFiles.read(directory + "/absent") == nil)
+        #expect(throws: FileError.self) { try DurableFiles.read(directory) }
+    }
 }

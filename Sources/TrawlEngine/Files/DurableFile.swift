@@ -305,12 +305,32 @@ public enum DurableFiles {
         }
     }
 
-    /// Reads a whole (small) file, or `nil` when it does not exist.
-    public static func read(_ path: String) throws -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw FileError("read", path, reason: "unreadable") }
-            return nil
+    /// The longest state file read (docs/security.md): a checkpoint, index or mark file trawl wrote is far
+    /// smaller; one past this was not written by trawl and is refused before it is held in memory.
+    public static let longestStateFile = 1 << 30
+
+    /// Reads a whole (small) file, or `nil` when it does not exist; a file over `limit` bytes is an error (a file on
+    /// disk is input too, and it is read whole).
+    public static func read(_ path: String, limit: Int = longestStateFile) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw FileError("read", path)
         }
-        return [UInt8](data)
+        defer { Glibc.close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError("read", path)
+            }
+            guard bytes.count + count <= limit else {
+                throw FileError("read", path, reason: "it is larger than \(limit) bytes, so trawl did not write it")
+            }
+            bytes.append(contentsOf: buffer[..<count])
+        }
     }
 }
