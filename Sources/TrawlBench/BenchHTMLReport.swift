@@ -25,7 +25,7 @@ package enum BenchHTMLReport {
 
     /// Reads a result written by `trawl bench --json`.
     package static func read(_ path: String) throws(ReadError) -> Run {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = (try? DurableFiles.read(path, limit: 64 << 20)).map({ Data($0) }) else {
             throw ReadError(description: "--report: cannot read '\(path)' (give result files of trawl bench --json)")
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlEngine
 
 /// `--rounds N` (each round's numbers kept in the JSON) and `--compare BEFORE.json AFTER.json`.
 /// A result file given to `--compare` that is not one: the CLI says which flag and what to give.
@@ -52,7 +53,7 @@ package enum BenchRounds {
 
     /// The rounds of a result file (a result without `rounds` is one round).
     package static func rounds(of path: String) throws -> [[String: Any]] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = (try? DurableFiles.read(path, limit: 64 << 20)).map({ Data($0) }) else {
             throw BenchResultFileError(path: path, problem: .unreadable)
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],

@@ -251,10 +251,11 @@ package final class SharedBenchSchedule: Sendable {
         guard case .array(let fields?)? = answer, fields.count == 3, let kind = fields[0].text,
             let seconds = fields[1].text.flatMap(Double.init), seconds.isFinite, let dropped = fields[2].text
         else { return nil }
+        // The store is a peer: a slot lies at most `horizon` ahead, a wait or pause lasts at most `longestPause`.
         switch kind {
-        case "slot": return .slot(seconds, dropped: Int(dropped) ?? 0)
-        case "wait": return .wait(max(seconds, 0.001), paused: false)
-        case "pause": return .wait(max(seconds, 0.001), paused: true)
+        case "slot": return .slot(min(seconds, horizon), dropped: max(0, Int(dropped) ?? 0))
+        case "wait": return .wait(min(max(seconds, 0.001), longestPause), paused: false)
+        case "pause": return .wait(min(max(seconds, 0.001), longestPause), paused: true)
         default: return nil
         }
     }

@@ -4,7 +4,7 @@
 /// var headers: HTTPHeaders = ["Accept": "application/json"]
 /// headers.add("X-Tag", "a")
 /// headers.add("X-Tag", "b")
-/// headers["x-tag"]            // "a" (first value, case-insensitive)
+/// headers["x-tag"]            // "a, b" (the lines combined, case-insensitive)
 /// headers.values(for: "X-Tag") // ["a", "b"]
 /// ```
 ///
@@ -81,11 +81,23 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         storage.removeAll { names.contains($0.name.lowercased()) }
     }
 
-    /// The first value for `name` (case-insensitive); setting replaces all values.
+    /// The field value for `name` (case-insensitive): repeated lines combined in order with `", "`, as RFC 9110
+    /// §5.3 reads them (`Cache-Control: max-age=600` and `Cache-Control: no-store` on two lines are one field),
+    /// except `Set-Cookie`, which cannot be combined and gives its first line. Setting replaces all values.
     public subscript(name: String) -> String? {
         get {
-            if let received { return received.firstIndex(of: name).map { received.value(at: $0) } }
-            return storage.first { Self.equalNames($0.name, name) }?.value
+            if let received {
+                guard let first = received.firstIndex(of: name) else { return nil }
+                guard let next = received.firstIndex(of: name, after: first), !Self.equalNames(name, "set-cookie")
+                else { return received.value(at: first) }
+                return ([first] + received.indices(of: name).filter { $0 >= next }).map(received.value(at:))
+                    .joined(separator: ", ")
+            }
+            guard let first = storage.firstIndex(where: { Self.equalNames($0.name, name) }) else { return nil }
+            guard storage[(first + 1)...].contains(where: { Self.equalNames($0.name, name) }),
+                !Self.equalNames(name, "set-cookie")
+            else { return storage[first].value }
+            return storage[first...].filter { Self.equalNames($0.name, name) }.map(\.value).joined(separator: ", ")
         }
         set {
             if let newValue { replaceOrAdd(name, newValue) } else { remove(name) }

@@ -187,7 +187,8 @@ enum HeaderValidation {
 
     private static func describe(_ name: String) -> String {
         let escaped = name.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
         return "'" + escaped.joined() + "'"
     }

@@ -22,6 +22,10 @@ final class ReceivedHeaders: @unchecked Sendable {
         fields.indices.first { matches(name, $0) }
     }
 
+    func firstIndex(of name: String, after index: Int) -> Int? {
+        fields.indices[(index + 1)...].first { matches(name, $0) }
+    }
+
     func indices(of name: String) -> [Int] {
         fields.indices.filter { matches(name, $0) }
     }

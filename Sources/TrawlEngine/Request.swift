@@ -38,7 +38,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// The method quoted for a message, control characters escaped: `'GET\r\nX'`.
     static func describe(_ text: String) -> String {
         let escaped = text.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
         return "'" + escaped.prefix(64).joined() + (escaped.count > 64 ? "…" : "") + "'"
     }
@@ -98,6 +99,8 @@ public struct Request: Sendable {
     /// Origins a redirect may reach with the credentials (a walk's `--trusted-origin`s): a hop to one of them is
     /// not stripped.
     package var trustedOrigins: Set<Origin> = []
+    /// The body holds a secret (a job's `${NAME}`): no page or redirect hop on another origin is sent with it.
+    package var bodyHoldsSecret = false
 
     public init(
         url: String,

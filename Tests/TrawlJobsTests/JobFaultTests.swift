@@ -203,15 +203,18 @@ struct JobFaultTests {
             #expect(failure.error.contains("already fetched as page index 1"), "\(failure.error)")
             // The cycle was caught when its cursor came back: three pages fetched, none twice.
             #expect(server.requestLog.filter { $0.target.contains("loop_to") }.count == 3)
-            // What the report says was kept is what was written: the two pages before the one that loops.
-            #expect(failure.keptPages == 2)
-            #expect(failure.keptItems == 20)
-            // A second run with the same state asks for the looping page again and fails again: it does not
-            // take the unit for finished.
+            // What the report says was kept is what was written: the three pages read, the one that loops
+            // included (its items are whole; only its cursor cannot go on).
+            #expect(failure.keptPages == 3)
+            #expect(failure.keptItems == 30)
+            // A second run with the same state fails there again, asking nothing: it does not take the unit for
+            // finished, and does not write the kept pages twice.
             let (again, _) = try await run(
                 [tokenUnit(0, ""), tokenUnit(1, "&loop_to=2")], settings: settings(), in: directory)
             #expect(again.failures.count == 1)
+            #expect(again.failures.first?.error.contains("a pagination loop") == true)
             #expect(!again.complete)
+            #expect(server.requestLog.filter { $0.target.contains("loop_to") }.count == 3)
         }
     }
 

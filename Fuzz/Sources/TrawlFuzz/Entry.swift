@@ -9,6 +9,8 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
     "job-file": JobFileTarget.run,
     "received-headers": ReceivedHeadersTarget.run,
     "content-disposition": ContentDispositionTarget.run,
+    "resp-reply": RESPReplyTarget.run,
+    "cache-record": CacheRecordTarget.run,
 ]
 
 /// The target named by TRAWL_FUZZ_TARGET, looked up once.

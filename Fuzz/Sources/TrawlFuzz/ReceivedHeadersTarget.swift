@@ -4,7 +4,7 @@
 /// any header bytes, fed line by line as the transfer's header callback feeds it (CR/LF stripped, a line
 /// starting with a space or tab folded into the previous value, an empty line skipped), agrees with a plain
 /// model: fields are split at the first colon and trimmed of spaces and tabs, a line without a colon is
-/// ignored, a name lookup is ASCII case-insensitive and finds the first field, `Content-Length` is the first
+/// ignored, a name lookup is ASCII case-insensitive and combines repeated fields, `Content-Length` is the first
 /// plain decimal value (63 bits) and `Location` is noticed.
 enum ReceivedHeadersTarget {
     struct Field {
@@ -59,7 +59,11 @@ enum ReceivedHeadersTarget {
             require(received.firstIndex(of: query) == expected.first, "firstIndex(of: \(query.debugDescription))")
             let values = expected.map { String(decoding: model[$0].value, as: UTF8.self) }
             require(headers.values(for: query) == values, "values(for: \(query.debugDescription))")
-            require(headers[query] == values.first, "subscript \(query.debugDescription)")
+            // The field value: repeated lines combined with ", " (RFC 9110 §5.3), Set-Cookie's first line alone.
+            let combined = key == Array("set-cookie".utf8) ? values.first : values.first.map { _ in
+                values.joined(separator: ", ")
+            }
+            require(headers[query] == combined, "subscript \(query.debugDescription)")
         }
     }
 

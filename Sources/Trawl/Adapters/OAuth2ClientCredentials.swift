@@ -85,9 +85,7 @@ public final class OAuth2ClientCredentialsAdapter: RequestAdapter, RequestRetrie
             let host = components.host, !host.isEmpty
         else { return "the token URL '\(Redaction.url(url, names: Redaction.defaultQueryNames))' is not a URL" }
         if scheme == "https" { return nil }
-        let bare = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let loopback = bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
-        if scheme == "http", loopback { return nil }
+        if scheme == "http", Loopback.isLoopback(host) { return nil }
         return "the token URL must be https (http only on a loopback host), not \(scheme)://\(host)"
     }
 

@@ -17,7 +17,8 @@ public enum Redaction {
     /// Query parameter names (lowercased) whose values are hidden by default.
     public static let defaultQueryNames: Set<String> = [
         "api_key", "apikey", "key", "token", "access_token", "refresh_token", "id_token", "client_secret",
-        "password", "secret", "signature", "sig", "auth", "session_id", "sessionid",
+        "password", "secret", "signature", "sig", "auth", "session_id", "sessionid", "auth_token", "private_token",
+        "session_token",
         // Signed URLs (S3's and Google Cloud Storage's query signing).
         "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "x-goog-credential",
     ]

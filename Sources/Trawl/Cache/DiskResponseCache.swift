@@ -22,25 +22,45 @@ public final class DiskResponseCache: ResponseCache {
         var headers: [[String]]
     }
 
-    /// Opens (creating it) `directory`. A cache is private when one principal uses it (a job's `--cache`):
-    /// only then are responses to credentialed requests stored.
+    /// Opens (creating it, 0700) `directory`. A cache is private when one principal uses it (a job's `--cache`):
+    /// only then are responses to credentialed requests stored. Its files are created 0600: they hold responses.
     public init(directory: String, isPrivate: Bool) throws {
         self.directory = directory
         self.isPrivate = isPrivate
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     func path(_ key: ResponseCacheKey, _ suffix: String) -> String { directory + "/" + key.digest + suffix }
 
     private func meta(_ key: ResponseCacheKey) -> Meta? {
-        guard let data = FileManager.default.contents(atPath: path(key, ".json")) else { return nil }
-        return try? JSONDecoder().decode(Meta.self, from: data)
+        let path = path(key, ".json")
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+            size <= Self.longestRecord, let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        return Self.record(data)
+    }
+
+    /// The longest record read (docs/security.md): a file on disk is input too, and a record holds a few headers.
+    static let longestRecord = 1 << 20
+    /// The most header fields a record may hold.
+    static let mostRecordHeaders = 1000
+
+    /// A record's fields, or `nil` when the bytes are not a record this cache wrote: over `longestRecord`, not
+    /// JSON of the record's shape, a negative length, a checksum that is not 64 hex digits, over `mostRecordHeaders`
+    /// fields or a field that is not a name and a value.
+    static func record(_ data: Data) -> Meta? {
+        guard data.count <= longestRecord, let meta = try? JSONDecoder().decode(Meta.self, from: data),
+            meta.length >= 0, meta.sha256.utf8.count == 64, meta.sha256.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+            meta.headers.count <= mostRecordHeaders, meta.headers.allSatisfy({ $0.count == 2 })
+        else { return nil }
+        return meta
     }
 
     public func lookup(_ key: ResponseCacheKey) -> CachedResponse? {
         guard let meta = meta(key) else { return nil }
         var headers = HTTPHeaders()
-        for pair in meta.headers where pair.count == 2 { headers.add(pair[0], pair[1]) }
+        for pair in meta.headers { headers.add(pair[0], pair[1]) }
         return CachedResponse(etag: meta.etag, lastModified: meta.lastModified, headers: headers)
     }
 
@@ -62,7 +82,8 @@ public final class DiskResponseCache: ResponseCache {
 
     public func writer(for key: ResponseCacheKey, headers: HTTPHeaders) -> (any ResponseCacheWriter)? {
         let temporary = directory + "/.tmp-\(UUID().uuidString)"
-        guard let file = try? DurableFile(path: temporary, truncatingTo: 0, syncingDirectory: false) else {
+        guard let file = try? DurableFile(path: temporary, truncatingTo: 0, syncingDirectory: false, ownerOnly: true)
+        else {
             return nil
         }
         let kept = headers.filter { !Self.unstored.contains($0.name.lowercased()) }.map { [$0.name, $0.value] }
@@ -74,6 +95,7 @@ public final class DiskResponseCache: ResponseCache {
     /// Headers that describe the transfer, not the page, or must not be replayed.
     static let unstored: Set<String> = [
         "set-cookie", "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive",
+        "location", "content-location", "authorization", "proxy-authorization", "www-authenticate",
     ]
 
     fileprivate func commit(_ key: ResponseCacheKey, body temporary: String, meta: Meta) {
@@ -85,7 +107,19 @@ public final class DiskResponseCache: ResponseCache {
             try manager.moveItem(atPath: temporary, toPath: path(key, ".body"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(meta).write(to: URL(fileURLWithPath: path(key, ".json")), options: .atomic)
+            let record = directory + "/.tmp-\(UUID().uuidString)"
+            let file = try DurableFile(path: record, syncingDirectory: false, ownerOnly: true)
+            do {
+                try file.append([UInt8](try encoder.encode(meta)))
+                file.close()
+                guard rename(record, path(key, ".json")) == 0 else {
+                    throw FileError("rename", record, reason: String(cString: strerror(errno)))
+                }
+            } catch {
+                file.close()
+                try? manager.removeItem(atPath: record)
+                throw error
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
         }

@@ -96,7 +96,29 @@ extension ResponseCache {
     public func mayStore(_ request: Request, _ key: ResponseCacheKey, headers: HTTPHeaders) -> Bool {
         guard request.method == .get, headers["ETag"] != nil || headers["Last-Modified"] != nil else { return false }
         if Self.noStore(request.headers["Cache-Control"]) || Self.noStore(headers["Cache-Control"]) { return false }
-        return isPrivate || !key.carriesCredentials
+        guard isPrivate || !key.carriesCredentials else { return false }
+        return !Self.echoesCredential(headers, of: request)
+    }
+
+    /// Whether a header of the response (one that would be stored) carries a credential: a URL with a credential
+    /// query value or `user:password@` (a `Link` echoing `?access_token=…`), or the value of one of the request's
+    /// credentials. Such a response is not stored: cache files hold neither a URL's secret nor a credential.
+    static func echoesCredential(_ headers: HTTPHeaders, of request: Request) -> Bool {
+        let names = Redaction.queryNames(for: request)
+        var secrets: [String] = []
+        for (name, value) in request.headers where OriginGuard.isSensitive(name, extra: []) {
+            secrets.append(value)
+            if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+        }
+        for item in URLComponents(string: request.url)?.queryItems ?? [] where names.contains(item.name.lowercased()) {
+            if let value = item.value { secrets.append(value) }
+        }
+        secrets = secrets.filter { $0.count >= 4 }
+        for (name, value) in headers where !["etag", "last-modified", "date"].contains(name.lowercased()) {
+            if Redaction.text(value, names: names) != value { return true }
+            if secrets.contains(where: { value.contains($0) }) { return true }
+        }
+        return false
     }
 
     static func noStore(_ value: String?) -> Bool {

@@ -57,6 +57,12 @@ package struct OriginGuard: Sendable, Hashable {
                     + "refused, as it would send the request unencrypted")
         }
         guard source != target || served != source, !trusted.contains(target) else { return .keep(next) }
+        if next.request.bodyHoldsSecret, next.request.body != nil {
+            return .refused(
+                "the page at \(Redaction.url(from.url, names: Redaction.queryNames(for: from))) names a page on "
+                    + "another origin (\(Redaction.url(next.request.url, names: Redaction.queryNames(for: from)))): "
+                    + "refused, as its request body holds a secret")
+        }
         var request = next.request
         let extra = sensitiveHeaders.union(request.sensitiveHeaders.map { $0.lowercased() })
         var removed: Set<String> = RedirectPolicy.credentialHeaders.union(extra)

@@ -189,6 +189,14 @@ package struct PagePlan: Sendable {
     /// Whether ``failure`` is about the page after the one just completed, which is kept.
     package var failureConcernsNextPage: Bool { failure != nil && refusedNext != nil }
 
+    /// Set when the page just completed was read whole but its pagination data cannot go on (a cursor that is an
+    /// object, `has_more` without a cursor, a next page already fetched, an absurd total).
+    private var failedAfterPage = false
+
+    /// Whether the page just completed is whole and its items are kept although the walk fails after it: its next
+    /// page is refused, or its pagination data is unusable (the walk fails naming the page).
+    package var failureKeepsCompletedPage: Bool { failure != nil && (refusedNext != nil || failedAfterPage) }
+
     /// Whether the walk fetches its pages from a plan (several at once) rather than serially.
     package var isPlanned: Bool {
         if case .planned = state { return true }
@@ -252,6 +260,7 @@ package struct PagePlan: Sendable {
             case .awaitingFirst, .awaitingSerial, .planned:
                 count(page)
                 state = .failed(Self.unusable(page, index: pagesCompleted - 1, problem: problem))
+                failedAfterPage = true
                 return nil
             case .start, .serial, .failed, .done:
                 return nil
@@ -270,6 +279,7 @@ package struct PagePlan: Sendable {
                 state = .planned
                 if let refusal = tooMany(page, remaining: plan.count) {
                     state = .failed(refusal)
+                    failedAfterPage = true
                     return nil
                 }
                 return plan.count > 0 ? plan.position(at: 0) : nil
@@ -281,6 +291,7 @@ package struct PagePlan: Sendable {
                 let refusal = tooMany(page, remaining: remaining)
             {
                 state = .failed(refusal)
+                failedAfterPage = true
                 return nil
             }
             return chain(after: page)
@@ -355,6 +366,7 @@ package struct PagePlan: Sendable {
         if let earlier = loopGuard.visit(next, index: pagesCompleted) {
             state = .failed(
                 PageLoopGuard.loopError(next: next, index: pagesCompleted, after: page.position, earlier: earlier))
+            failedAfterPage = true
         } else {
             state = .serial(next: next)
         }

@@ -61,12 +61,14 @@ public final class DurableFile: @unchecked Sendable {
     ///
     /// When the file is created and `syncingDirectory` is true, the directory holding it is `fsync`ed before
     /// this returns, so the new entry is durable; pass false for a file that is renamed into place (and whose
-    /// directory is synced then) or that nothing refers to.
+    /// directory is synced then) or that nothing refers to. `owner` creates it readable by its owner only (0600,
+    /// for a file holding a response or a credential), else 0644 (both less the umask).
     public init(
-        path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true, allowingStream: Bool = false
+        path: String, truncatingTo length: Int64? = nil, syncingDirectory: Bool = true, allowingStream: Bool = false,
+        ownerOnly: Bool = false
     ) throws {
         self.path = path
-        let opened = try Self.openDescriptor(path, allowingStream: allowingStream)
+        let opened = try Self.openDescriptor(path, allowingStream: allowingStream, mode: ownerOnly ? 0o600 : 0o644)
         descriptor = opened.descriptor
         created = opened.created
         isStream = opened.stream
@@ -116,10 +118,10 @@ public final class DurableFile: @unchecked Sendable {
     }
 
     /// Creates `path` (`O_EXCL`), else opens the regular file there, never following a link (`O_NOFOLLOW`).
-    private static func openDescriptor(_ path: String, allowingStream: Bool) throws
+    private static func openDescriptor(_ path: String, allowingStream: Bool, mode: mode_t) throws
         -> (descriptor: Int32, created: Bool, stream: Bool)
     {
-        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         if created >= 0 { return (created, true, false) }
         guard errno == EEXIST else { throw FileError("open", path) }
         var link = stat()
@@ -303,12 +305,32 @@ public enum DurableFiles {
         }
     }
 
-    /// Reads a whole (small) file, or `nil` when it does not exist.
-    public static func read(_ path: String) throws -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw FileError("read", path, reason: "unreadable") }
-            return nil
+    /// The longest state file read (docs/security.md): a checkpoint, index or mark file trawl wrote is far
+    /// smaller; one past this was not written by trawl and is refused before it is held in memory.
+    public static let longestStateFile = 1 << 30
+
+    /// Reads a whole (small) file, or `nil` when it does not exist; a file over `limit` bytes is an error (a file on
+    /// disk is input too, and it is read whole).
+    public static func read(_ path: String, limit: Int = longestStateFile) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw FileError("read", path)
         }
-        return [UInt8](data)
+        defer { Glibc.close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError("read", path)
+            }
+            guard bytes.count + count <= limit else {
+                throw FileError("read", path, reason: "it is larger than \(limit) bytes, so trawl did not write it")
+            }
+            bytes.append(contentsOf: buffer[..<count])
+        }
     }
 }

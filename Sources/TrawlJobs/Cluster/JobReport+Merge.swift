@@ -5,7 +5,7 @@ extension JobReport {
     /// outputs listed (in the order of `reports`), complete only when every shard is. The run spans from the
     /// earliest start to the latest end. Latency percentiles are the request-weighted mean of the shards' (an
     /// estimate: percentiles do not add up), `max` the largest; adaptive concurrency keeps the lowest `min` and the
-    /// highest `max` and `final` per host.
+    /// highest `max` and `final` per host; incremental marks are listed (a shard's own, the first on a clash).
     ///
     /// ```swift
     /// let merged = JobReport.merged([shard0, shard1])
@@ -27,6 +27,9 @@ extension JobReport {
             merged.failures += report.failures
             merged.flags += report.flags
             merged.outputs += report.outputs
+            if let marks = report.marks {
+                merged.marks = (merged.marks ?? [:]).merging(marks) { first, _ in first }
+            }
             if let concurrency = report.concurrency {
                 var ranges = merged.concurrency ?? [:]
                 for (host, range) in concurrency {
@@ -120,12 +123,12 @@ public struct ShardPlan: Sendable, Codable {
     public init(job: Job, count: Int, environment: [String: String]) throws(JobSpecError) {
         var environment = environment
         for name in job.secretNames where environment[name] == nil { environment[name] = "plan-placeholder" }
+        // Checked before anything is allocated by the count; each unit is hashed once, not once per shard.
+        _ = try Shard(index: 0, count: count)
         let all = try job.units(environment: environment)
-        var shards: [Entry] = []
-        for index in 0..<max(1, count) {
-            let shard = try Shard(index: index, count: count)
-            shards.append(Entry(
-                shard: shard.description, index: index, units: all.filter(shard.contains).map(\.id)))
+        var shards = (0..<count).map { Entry(shard: "\($0)/\(count)", index: $0, units: []) }
+        for unit in all {
+            shards[Int(FNV1a.hash64(unit.id) % UInt64(count))].units.append(unit.id)
         }
         self.count = count
         self.units = all.count

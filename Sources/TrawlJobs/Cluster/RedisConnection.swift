@@ -21,13 +21,18 @@ package enum RESPValue: Sendable, Equatable {
 }
 
 /// Reads RESP2 values out of bytes as they arrive; bounded (a store answers with a few short values, so anything
-/// big is a wrong peer, not an answer).
+/// big is a wrong peer, not an answer): at most `longestValue` bytes buffered, arrays of at most `longestArray`
+/// elements nested at most `deepestNesting` deep, and `mostValues` values in one answer. The parse is a loop over
+/// an explicit stack, never a recursion, so no nesting a peer sends can exhaust the thread's stack.
 struct RESPReader {
     struct Malformed: Error, CustomStringConvertible {
         var description: String
     }
 
     static let longestValue = 1 << 20
+    static let longestArray = 1024
+    static let deepestNesting = 16
+    static let mostValues = 4096
     private var buffer: [UInt8] = []
     private var position = 0
 
@@ -61,51 +66,76 @@ struct RESPReader {
         return nil
     }
 
+    /// An array being read: the elements so far and how many it has in all.
+    private struct Frame {
+        var count: Int
+        var elements: [RESPValue] = []
+    }
+
+    /// One value from `cursor` on (advancing it past the value), or `nil` when the buffer ends inside it.
     private func parse(_ cursor: inout Int) throws(Malformed) -> RESPValue? {
-        guard cursor < buffer.count else { return nil }
-        let kind = buffer[cursor]
-        var after = cursor + 1
-        guard let text = line(&after) else { return nil }
-        switch kind {
-        case UInt8(ascii: "+"):
-            cursor = after
-            return .simple(text)
-        case UInt8(ascii: "-"):
-            cursor = after
-            return .error(text)
-        case UInt8(ascii: ":"):
-            guard let number = Int(text) else { throw Malformed(description: "integer '\(text)'") }
-            cursor = after
-            return .integer(number)
-        case UInt8(ascii: "$"):
-            guard let length = Int(text), length >= -1, length <= Self.longestValue else {
-                throw Malformed(description: "bulk length '\(text)'")
+        var stack: [Frame] = []
+        var after = cursor
+        var values = 0
+        while true {
+            var value: RESPValue
+            guard after < buffer.count else { return nil }
+            let kind = buffer[after]
+            after += 1
+            guard let text = line(&after) else { return nil }
+            values += 1
+            guard values <= Self.mostValues else {
+                throw Malformed(description: "an answer of over \(Self.mostValues) values")
             }
-            if length == -1 {
+            switch kind {
+            case UInt8(ascii: "+"):
+                value = .simple(text)
+            case UInt8(ascii: "-"):
+                value = .error(text)
+            case UInt8(ascii: ":"):
+                guard let number = Int(text) else { throw Malformed(description: "integer '\(text.prefix(40))'") }
+                value = .integer(number)
+            case UInt8(ascii: "$"):
+                guard let length = Int(text), length >= -1, length <= Self.longestValue else {
+                    throw Malformed(description: "bulk length '\(text.prefix(40))'")
+                }
+                if length == -1 {
+                    value = .bulk(nil)
+                } else {
+                    guard after + length + 2 <= buffer.count else { return nil }
+                    value = .bulk(Array(buffer[after..<(after + length)]))
+                    after += length + 2
+                }
+            case UInt8(ascii: "*"):
+                guard let count = Int(text), count >= -1, count <= Self.longestArray else {
+                    throw Malformed(description: "array length '\(text.prefix(40))'")
+                }
+                // An empty array counts as a level too: what is refused does not depend on what the array holds.
+                guard stack.count < Self.deepestNesting else {
+                    throw Malformed(description: "arrays nested over \(Self.deepestNesting) deep")
+                }
+                if count <= 0 {
+                    value = .array(count == -1 ? nil : [])
+                } else {
+                    stack.append(Frame(count: count))
+                    continue
+                }
+            default:
+                throw Malformed(description: "a reply starting with byte \(kind)")
+            }
+            // A whole value: it completes the arrays it ends, innermost first.
+            while var top = stack.popLast() {
+                top.elements.append(value)
+                if top.elements.count < top.count {
+                    stack.append(top)
+                    break
+                }
+                value = .array(top.elements)
+            }
+            if stack.isEmpty {
                 cursor = after
-                return .bulk(nil)
+                return value
             }
-            guard after + length + 2 <= buffer.count else { return nil }
-            let bytes = Array(buffer[after..<(after + length)])
-            cursor = after + length + 2
-            return .bulk(bytes)
-        case UInt8(ascii: "*"):
-            guard let count = Int(text), count >= -1, count <= 1024 else {
-                throw Malformed(description: "array length '\(text)'")
-            }
-            if count == -1 {
-                cursor = after
-                return .array(nil)
-            }
-            var elements: [RESPValue] = []
-            for _ in 0..<count {
-                guard let element = try parse(&after) else { return nil }
-                elements.append(element)
-            }
-            cursor = after
-            return .array(elements)
-        default:
-            throw Malformed(description: "a reply starting with byte \(kind)")
         }
     }
 

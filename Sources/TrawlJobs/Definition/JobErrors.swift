@@ -13,7 +13,7 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
     /// added; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case invalid, sourceName, parents
+            case invalid, sourceName, parents, neverSendable
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -25,6 +25,10 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
         public static let sourceName = Code(.sourceName)
         /// A `parent:` that names no source, the source itself, or a source that has a parent.
         public static let parents = Code(.parents)
+        /// A value that can never be sent (a URL with a control character or a space, a header name that is not a
+        /// token, a header value with a control character or over `HeaderCheck.longestValue`): `trawl` reports it
+        /// as bad usage (exit 2), as it does a bad `-H`.
+        public static let neverSendable = Code(.neverSendable)
     }
 
     public var code: Code

@@ -215,6 +215,21 @@ struct JobFileReader {
             throw error(urlNode, "\(field).url", "the URL is \(url.utf8.count) bytes long, over the limit of "
                 + "\(URLCheck.maxLength) bytes", hint: "send long parameters in the body instead of the query")
         }
+        // A URL that can never be sent is refused now, naming the field, not at each of its pages.
+        if let bad = HeaderCheck.controlCharacter(in: url) {
+            var refusal = error(
+                urlNode, "\(field).url", "the URL contains control character \(bad)", hint: "percent-encode it")
+            refusal.code = .neverSendable
+            throw refusal
+        }
+        if let space = url.utf8.firstIndex(where: { $0 == 0x20 || $0 == 0x09 }) {
+            let offset = url.utf8.distance(from: url.utf8.startIndex, to: space)
+            var refusal = error(
+                urlNode, "\(field).url", "the URL contains \(url.utf8[space] == 0x20 ? "a space" : "a tab") at byte "
+                    + "\(offset)", hint: "percent-encode it (a space is %20)")
+            refusal.code = .neverSendable
+            throw refusal
+        }
         var method = HTTPMethod.get
         if let node = fields["method"]?.value {
             let text = try string(node, "\(field).method")
@@ -231,6 +246,13 @@ struct JobFileReader {
         if let node = fields["headers"]?.value {
             for (name, entry) in try mapping(node, "\(field).headers", allowed: nil) {
                 let value = try string(entry.value, "\(field).headers.\(name)")
+                if let problem = HeaderCheck.problem(name: name, value: value) {
+                    var refusal = error(
+                        entry.key, "\(field).headers.\(name.debugDescription.dropFirst().dropLast())", problem,
+                        hint: "a header that can never be sent is refused when the job is read")
+                    refusal.code = .neverSendable
+                    throw refusal
+                }
                 headers.append(JobHeader(name: name, value: value))
                 headerNodes[name] = entry.value
             }

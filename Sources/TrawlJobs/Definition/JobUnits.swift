@@ -104,7 +104,7 @@ extension JobSource {
     /// `..` would write outside the directory, a control character makes a name no shell shows as it is.
     static func nameProblem(_ name: String) -> String? {
         if name.contains("/") || name.contains("\\") { return "contains a path separator" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             return "contains a control character"
         }
         if name.hasPrefix(".") { return "starts with '.' (a hidden file, or a path such as '..')" }
@@ -136,7 +136,12 @@ extension JobSource {
             }
             var fields: [(String, String)] = []
             for header in headers {
-                fields.append((header.name, try expand(header.value, "headers.\(header.name)", url: false)))
+                let value = try expand(header.value, "headers.\(header.name)", url: false)
+                // A variable or a parameter may bring in what the job file could not hold: refused before a request.
+                if let problem = HeaderCheck.problem(name: header.name, value: value) {
+                    throw JobSpecError(field: "\(field).headers.\(header.name)", problem)
+                }
+                fields.append((header.name, value))
             }
             let headers = HTTPHeaders(fields)
             var requestBody: RequestBody?
@@ -146,8 +151,15 @@ extension JobSource {
                 let json = (first == "{" || first == "[") && headers["Content-Type"] == nil
                 requestBody = .string(text, contentType: json ? "application/json" : nil)
             }
-            return Request(
+            var request = Request(
                 url: try expand(url, "url", url: true), method: method, headers: headers, body: requestBody)
+            // A value that came from a secret is a credential whatever its header's name: it is stripped on the way
+            // to another origin like Authorization; a body holding one is never sent there.
+            for header in self.headers where !header.value.environmentNames.isEmpty {
+                request.sensitiveHeaders.insert(header.name)
+            }
+            request.bodyHoldsSecret = body.map { !$0.environmentNames.isEmpty } ?? false
+            return request
         }
     }
 

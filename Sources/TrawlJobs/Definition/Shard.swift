@@ -13,9 +13,18 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public var index: Int
     public var count: Int
 
+    /// The most shards a job is split into (docs/security.md): Kubernetes Indexed Jobs allow 100,000 completions,
+    /// and a count past it is a typo or hostile, not a plan (`trawl plan` lists every shard).
+    public static let mostShards = 100_000
+
     public init(index: Int, count: Int) throws(JobSpecError) {
         guard count >= 1 else {
             throw JobSpecError("the shard count must be at least 1, not \(count)")
+        }
+        guard count <= Self.mostShards else {
+            throw JobSpecError(
+                "the shard count \(count) is over the limit of \(Self.mostShards)",
+                hint: "split a job into at most \(Self.mostShards) shards")
         }
         guard (0..<count).contains(index) else {
             throw JobSpecError(

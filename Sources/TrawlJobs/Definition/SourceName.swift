@@ -47,7 +47,7 @@ public enum SourceName {
         case "\n": return "a line feed (LF)"
         case " ": return "a space"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
+            if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) {
                 return "the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
             }
             return "'\(scalar)'"

@@ -131,6 +131,7 @@ public final class JobRunner: Sendable {
             redact: redact)
         if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
         if let childPlan { storeOptions.expandChildren = { childPlan.expand($0, $1) } }
+        storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
         let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count
@@ -227,7 +228,14 @@ public final class JobRunner: Sendable {
         let driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
         let walked = state.status != .done
-        if walked {
+        if walked, var stuck = state.stuck {
+            // The kept page's pagination data cannot go on: the same failure, without asking the server again.
+            state.status = .failed
+            state.failure = stuck.error
+            stuck.keptPages = state.pages
+            stuck.keptItems = state.items
+            metrics.failed(stuck)
+        } else if walked {
             state.status = .running
             state.failure = nil
             do {

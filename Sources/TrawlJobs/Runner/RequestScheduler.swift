@@ -173,7 +173,9 @@ actor RequestScheduler {
             _ = sharesBudget(&state)
             hosts[host] = state
             return timeToWaitForFallback(host)
-        case .wait(let wait, let paused):
+        case .wait(let asked, let paused):
+            // The store is a peer: what it asks is capped like a Retry-After (`maxWait`) before it is slept on.
+            let wait = min(asked, maxWait)
             if paused {
                 var state = hosts[host] ?? newHost()
                 let until = clock.now + wait

@@ -186,8 +186,9 @@ struct UnitDriver: Sendable {
     }
 
     /// Counts a page the plan was waiting for and hands it to the writer with the state it leads to. A page whose
-    /// next page is one this walk already fetched is not written: the unit fails before it, so that running the
-    /// job again asks for it again rather than ending there.
+    /// pagination data cannot go on (its next page already fetched, a cursor that is an object, `has_more` without
+    /// a cursor) is whole: it is written, and the state records where the walk stopped (`stuck`), so that running
+    /// the job again fails there again instead of taking the unit for done.
     private func completed(
         _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
         state: inout Checkpoint.UnitState, commits: CommitPipeline
@@ -198,8 +199,10 @@ struct UnitDriver: Sendable {
         response.pastMark = unit.incremental?.order == .desc && fetched.incremental?.reachedOlder == true
         let isFirst = state.pages == 0
         plan.completed(response)
-        // A refused next page fails the walk after this page is kept; any other failure concerns this page.
-        if let failure = plan.failure, !plan.failureConcernsNextPage { throw failure }
+        // A refused next page or unusable pagination data fails the walk after this page is kept; any other failure
+        // concerns this page.
+        if let failure = plan.failure, !plan.failureKeepsCompletedPage { throw failure }
+        if let failure = plan.failure, !plan.failureConcernsNextPage { state.stuck = record(failure) }
         noteIncompleteResults(fetched, index: index, state: &state)
         noteIncremental(fetched, state: &state)
         state.pages = plan.pagesCompleted
@@ -322,6 +325,31 @@ struct UnitDriver: Sendable {
             source: unit.source, unit: unit.id, page: runner.redact(failure.position.description),
             pageIndex: failure.index, url: runner.redact(failure.url),
             attempts: failure.kind == .pagination ? 0 : failure.attempts, status: failure.status,
-            error: runner.redact(String(describing: failure.underlying)))
+            error: hidingLiteralCredentials(runner.redact(String(describing: failure.underlying))))
+    }
+
+    /// `text` (a failure, which may quote the server's body) with the unit's literal credentials shown as
+    /// `REDACTED`: the values of its sensitive headers (and the token after `Bearer`), of its credential query
+    /// parameters and its userinfo. A server that echoes the token in an error body does not put it on stderr or
+    /// in the report. (Secrets from `${NAME}` are `${NAME}` already.)
+    func hidingLiteralCredentials(_ text: String) -> String {
+        let request = unit.request
+        let extra = runner.settings.sensitiveHeaders.union(request.sensitiveHeaders.map { $0.lowercased() })
+        var secrets: [String] = []
+        for (name, value) in request.headers where OriginGuard.isSensitive(name, extra: extra) {
+            secrets.append(value)
+            if let space = value.lastIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+        }
+        let names = Redaction.queryNames(for: request)
+        for item in URLComponents(string: request.url)?.queryItems ?? [] where names.contains(item.name.lowercased()) {
+            if let value = item.value { secrets.append(value) }
+        }
+        if let password = URLComponents(string: request.url)?.password { secrets.append(password) }
+        var hidden = text
+        for secret in Set(secrets).sorted(by: { $0.utf8.count > $1.utf8.count })
+        where secret.utf8.count >= 4 && !secret.contains("${") {
+            hidden = hidden.replacingOccurrences(of: secret, with: Redaction.placeholder)
+        }
+        return hidden
     }
 }

@@ -101,6 +101,9 @@ struct Checkpoint: Codable, Sendable {
         var flags: [CompletenessFlag]?
         /// An incremental source's unit: the largest cursor and the window's items read so far.
         var incremental: IncrementalProgress?
+        /// Where a walk stopped on a page whose pagination data could not go on (the page itself is kept): a run
+        /// resuming the unit fails with it again (`--restart` walks the unit afresh).
+        var stuck: PageFailureRecord?
 
         /// Adds `flag`, or replaces the earlier one of its kind in place (so the order stays that of discovery).
         mutating func setFlag(_ flag: CompletenessFlag) {

@@ -33,6 +33,8 @@ final class JobStore: Sendable {
         var runID: String? = nil
         /// The child units recorded for a seal's parent unit (`JobStore+Children.swift`), on resume.
         var expandChildren: (@Sendable (SealKey, [[UInt8]]) -> [UnitSlot])?
+        /// A state directory trawl names itself (no `--state`): a link planted at that predictable path is refused.
+        var temporary = false
     }
 
     /// One unit of this run: its ordinal, id and output.
@@ -122,6 +124,7 @@ final class JobStore: Sendable {
         let manager = FileManager.default
         let checkpointPath = options.stateDirectory + "/checkpoint.json"
         let segmentDirectory = options.stateDirectory + "/segments"
+        if options.temporary { try refuseLink(options.stateDirectory) }
         try createDirectoryDurably(options.stateDirectory)
         let lock = try lockState(options.stateDirectory)
         var existing: Checkpoint?

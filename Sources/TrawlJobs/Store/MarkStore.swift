@@ -48,7 +48,7 @@ public struct MarkStore: Sendable {
 
     /// The marks; empty when there are none yet.
     public func load() throws -> File {
-        guard let bytes = try DurableFiles.read(path) else { return File() }
+        guard let bytes = try DurableFiles.read(path, limit: 16 << 20) else { return File() }
         do {
             return try JSONDecoder().decode(File.self, from: Data(bytes))
         } catch {

@@ -235,10 +235,11 @@ struct Fetch: AsyncParsableCommand {
         if let jobFile = jobFilePath {
             do {
                 return try Job.load(contentsOf: jobFile, environment: environment)
-            } catch where error.code == .sourceName || error.code == .parents {
+            } catch where error.code == .sourceName || error.code == .parents || error.code == .neverSendable {
                 // A source name names a file: an unsafe or clashing one is bad usage (exit 2), like a bad -o; an
-                // unknown parent: or a cycle of parents too. Every other mistake in the file's content (a URL past
-                // the length cap included) is a job file error (1).
+                // unknown parent: or a cycle of parents too, and a value that can never be sent, like a bad -H.
+                // Every other mistake in the file's content (a URL past the length cap included) is a job file
+                // error (1).
                 throw ValidationError("\(error)")
             } catch {
                 throw CLIFailure("error: \(error)")

@@ -180,7 +180,10 @@ struct FetchDetection {
 
     /// The job-file snippet of a detected plan (`--detect`), on stdout.
     static func snippet(_ settings: [PaginationDetection.Setting], items: JSONKeyPath, source: JobSource) -> String {
-        func quoted(_ text: String) -> String { String(decoding: JSONValue.string(text).json, as: UTF8.self) }
+        // C1 controls (U+0080-U+009F; U+009B is CSI) are escaped as C0 ones are: the snippet reaches a terminal.
+        func quoted(_ text: String) -> String {
+            TerminalText.escapingC1(String(decoding: JSONValue.string(text).json, as: UTF8.self))
+        }
         var paginate = ""
         if let spec = settings.first(where: { $0.name == "paginate" })?.value {
             let options = settings.filter { $0.name != "paginate" }
@@ -223,7 +226,10 @@ struct FetchDetection {
     }
 
     static func load(_ directory: String) -> [Stored]? {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + planFile) else { return nil }
+        let path = directory + "/" + planFile
+        guard let data = (try? DurableFiles.read(path, limit: 1 << 20)).map({ Data($0) }) else {
+            return nil
+        }
         return try? JSONDecoder().decode([Stored].self, from: data)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrawlEngine
 import TrawlJobs
 
 /// `trawl report --merge`: one report for a job run as shards.
@@ -29,9 +30,17 @@ struct Report: AsyncParsableCommand {
         decoder.dateDecodingStrategy = .iso8601
         var reports: [JobReport] = []
         for path in merge {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            // A report is a file from elsewhere: read only up to 64 MiB (docs/security.md).
+            let read: [UInt8]?
+            do {
+                read = try DurableFiles.read(path, limit: 64 << 20)
+            } catch {
+                throw CLIFailure("error: cannot read the report \(path) (--merge): \(error)")
+            }
+            guard let read else {
                 throw CLIFailure("error: cannot read the report \(path) (--merge): no such readable file")
             }
+            let data = Data(read)
             do {
                 reports.append(try decoder.decode(JobReport.self, from: data))
             } catch {
@@ -86,6 +95,9 @@ struct Plan: AsyncParsableCommand {
 
     func validate() throws {
         if shards < 1 { throw ValidationError("--shards must be at least 1, not \(shards)") }
+        if shards > Shard.mostShards {
+            throw ValidationError("--shards must be at most \(Shard.mostShards), not \(shards)")
+        }
     }
 
     func run() async throws {

@@ -49,7 +49,8 @@ extension RequestOption {
         let cut = text.count > 200 ? String(text.prefix(200)) + "…" : text
         let redacted = Redaction.url(cut, names: Redaction.defaultQueryNames)
         let escaped = redacted.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
         return "'" + escaped.joined() + "'"
     }

@@ -74,6 +74,21 @@ enum TerminalText {
         return String(out)
     }
 
+    /// JSON or YAML text (already quoted and C0-escaped) with each C1 control written `\u0080`…`\u009F`, an escape
+    /// both read back as the same character.
+    static func escapingC1(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if (0x80...0x9F).contains(scalar.value) {
+                out.append(contentsOf: "\\u00\(String(scalar.value, radix: 16, uppercase: true))".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value == 0x0A || value == 0x09 { return false }
