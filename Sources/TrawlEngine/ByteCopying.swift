@@ -1,5 +1,5 @@
 /// Bulk byte copies that stay memcpy-fast in debug builds too (generic sequence initialisers walk
-/// element by element without optimisation, which made a debug build 50x slower on large bodies).
+/// element by element without optimisation, which makes a debug build far slower on large bodies).
 extension Array where Element == UInt8 {
     init(copying bytes: UnsafeRawBufferPointer) {
         self.init(unsafeUninitializedCapacity: bytes.count) { buffer, count in
@@ -24,7 +24,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends raw bytes with one memcpy. (`append(contentsOf:)` over a contiguous buffer is a bulk copy in
-    /// debug and release builds alike; growing through `repeatElement` first walked every byte: 40x slower.)
+    /// debug and release builds alike; growing through `repeatElement` first walks every byte.)
     mutating func append(copying bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes)
     }

@@ -74,7 +74,7 @@ public enum URLCheck {
     }
 
     /// The text after the host's `:` in the authority, when there is one (`nil` for no port or an empty one).
-    /// Reads UTF-8 bytes (this runs for every request; the Character-based version was 2% of a fetch's CPU).
+    /// Reads UTF-8 bytes: this runs for every request, and walking Characters would cost more than the check.
     static func portText(_ url: String) -> Substring? {
         let utf8 = url.utf8
         let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")

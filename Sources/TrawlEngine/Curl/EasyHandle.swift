@@ -3,7 +3,7 @@ internal import CCurl
 /// One libcurl easy handle and its error buffer. Handles are pooled by the loop and reused without
 /// `curl_easy_reset`: options that never change for a client are set once, and per-transfer options
 /// are set when they differ from what the handle already holds (resetting and re-parsing everything
-/// cost ~10% of a small request). Only the loop thread touches them.
+/// is a noticeable share of a small request). Only the loop thread touches them.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>

@@ -153,7 +153,8 @@ extension PathMatcher {
     }
 
     /// Compiled matchers by their paths: a walk makes an extractor per page with the same paths, and compiling
-    /// them again was 3.7% of `trawl fetch`'s CPU on walk (c). At most 64 are kept (then all are dropped).
+    /// them for every page would cost a fetch more than the matching does. At most 64 are kept (then all are
+    /// dropped).
     private static let compiledMatchers = Mutex<[Key: PathMatcher]>([:])
 
     /// The matcher for these paths, compiled once per process.

@@ -1,7 +1,7 @@
 import Foundation
 import Yams
 
-/// `settings.cache` and `settings.on_not_modified` (issue 16: conditional requests).
+/// `settings.cache` and `settings.on_not_modified`: conditional requests.
 ///
 /// ```yaml
 /// settings:

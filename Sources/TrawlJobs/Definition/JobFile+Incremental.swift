@@ -2,7 +2,7 @@ import Foundation
 import TrawlJSON
 import Yams
 
-/// `incremental:` and `primary_key:` of a source (issue 16).
+/// `incremental:` and `primary_key:` of a source.
 ///
 /// ```yaml
 /// incremental: {cursor: updated_at, param: since, initial: "2024-01-01T00:00:00Z", lookback: 1h, order: asc}

@@ -191,8 +191,8 @@ public final class JobRunner: Sendable {
     }
 
     /// The engine loop a unit's task and its pages' tasks run on. A page's response resumes its task right where
-    /// libcurl delivered it, with no hand-off to the global pool: on walk (c) that was one thread switch and
-    /// futex wake per page (~9,000 per 10,000 pages; ~1,200 with the loop) and 13% of the fetch's CPU. What such a
+    /// libcurl delivered it, with no hand-off to the global pool (a thread switch and a futex wake per page
+    /// otherwise, a large share of a fetch's CPU). What such a
     /// task does between two awaits is what the loop's own transfers wait for, and it is all short: reading a page
     /// through the JSON extractor (a few µs per KB, as long as libcurl's work for that page), the plan's
     /// bookkeeping, and handing lines to the writer, whose own thread does every write and `fsync`. (The one disk

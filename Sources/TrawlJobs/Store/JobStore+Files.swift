@@ -1,7 +1,7 @@
 import Foundation
 import TrawlEngine
 
-/// The state directory's guards (issue 13): one run at a time, no links where trawl keeps its files, and no
+/// The state directory's guards: one run at a time, no links where trawl keeps its files, and no
 /// temporary state made under /dev or /proc.
 extension JobStore {
     /// Where a run without `--state` keeps its temporary state: next to the output, except for a pipe or
