@@ -61,6 +61,15 @@ struct RedirectTracker {
                           "send the body from bytes or a file, or disable redirects for this request")
         }
 
+        // A body holding a secret (a job's `${NAME}`) goes to no origin the request was not for, as Authorization.
+        let trusted = Origin(url: url).map { request.trustedOrigins.contains($0) } ?? false
+        if keepsBody, crossesOrigin, !trusted, request.bodyHoldsSecret, request.body != nil {
+            throw failure(.redirectNotReplayable,
+                          "HTTP \(outcome.head.status) asks to resend the body to another origin (\(url)), and the body "
+                              + "holds a secret: not sent",
+                          "send the request to the origin that answers it, or keep secrets out of the body")
+        }
+
         var next = request
         next.url = url
         next.method = method
@@ -70,7 +79,6 @@ struct RedirectTracker {
         }
         // Once the chain has left the original origin, credentials stay stripped for every later hop: each hop starts
         // from the previous hop's request, whose credentials are gone and whose strippedHeaders carry forward.
-        let trusted = Origin(url: url).map { request.trustedOrigins.contains($0) } ?? false
         if crossesOrigin, !trusted {
             let sensitive = sensitiveHeaders(of: request)
             next.headers.remove(names: sensitive)

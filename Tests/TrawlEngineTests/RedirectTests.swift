@@ -103,6 +103,32 @@ struct RedirectTests {
         }
     }
 
+    @Test("a 307 to another origin does not resend a body holding a secret; the same origin and a 303 do")
+    func aSecretBodyIsNotResentToAnotherOrigin() async throws {
+        try await withServer { server in
+            try await withServer { other in
+                var request = Request(
+                    url: server.url("/redirect?status=307&to=\(other.url("/echo"))"), method: .post,
+                    body: .bytes(Array("{\"key\": \"s3cret\"}".utf8)))
+                request.bodyHoldsSecret = true
+                await #expect(throws: TrawlError.self) { _ = try await Client().send(request) }
+                #expect(other.stats.requestsServed == 0, "the body went to the other origin")
+                var same = request
+                same.url = server.url("/redirect?status=307&to=\(server.url("/echo"))")
+                let sameOrigin = try decodeEcho(try await Client().send(same))
+                #expect(sameOrigin.body == "{\"key\": \"s3cret\"}")
+                var seeOther = request
+                seeOther.url = server.url("/redirect?status=303&to=\(other.url("/echo"))")
+                let dropped = try decodeEcho(try await Client().send(seeOther))
+                #expect(dropped.method == "GET", "a 303 drops the body")
+                var plain = request
+                plain.bodyHoldsSecret = false
+                let resent = try decodeEcho(try await Client().send(plain))
+                #expect(resent.method == "POST", "as curl: resent")
+            }
+        }
+    }
+
     @Test func credentialsAreStrippedOnAnotherPort() async throws {
         try await withServer { server in
             try await withServer { other in
