@@ -74,7 +74,9 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
     var name: String = "items"
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The JSONL output file (default NAME.jsonl).")
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "The JSONL output file (default NAME.jsonl); '-' for stdout, which only items ever reach.")
     var output: String?
 
     @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
@@ -223,7 +225,8 @@ struct Fetch: AsyncParsableCommand {
         display.stop(runner.progress)
         await exporter?.finish()
         if let report { try JobSummary.writeReport(result, to: report) }
-        if !quiet { print(JobSummary.text(result)) }
+        // Only items go to stdout (`-o -`, `trawl fetch URL -o - | jq`): the summary is for the person, on stderr.
+        if !quiet { FileHandle.standardError.write(Data(TerminalText.safe(JobSummary.text(result) + "\n").utf8)) }
         if !result.failures.isEmpty || !result.complete {
             let text = JobSummary.failureText(result, retry: retryCommand(result))
             FileHandle.standardError.write(Data(TerminalText.safe(CLIHints.rewrite(text, command: "fetch")).utf8))
@@ -315,6 +318,8 @@ struct Fetch: AsyncParsableCommand {
 
     private func outputTarget(_ job: Job) -> JobOutput {
         if let outputDirectory { return .directory(outputDirectory) }
+        // `-o -` is stdout, as curl spells it: written in place like any pipe or device.
+        if output == "-" { return .file("/dev/stdout") }
         if let output { return .file(output) }
         if let jobFile = jobFilePath {
             // A pipe or process substitution (/dev/fd/63) names nothing: its number would name the output.

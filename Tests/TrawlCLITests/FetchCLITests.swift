@@ -431,8 +431,9 @@ struct FetchCLITests {
             #expect(result.stderr.contains("cursor [cursor]"), "\(result.stderr)")
             #expect(result.stderr.contains("(page index 2, 2 attempts)"), "\(result.stderr)")
             #expect(result.stderr.contains("HTTP 500"), "\(result.stderr)")
-            // Summary on stdout (no -q) says so too.
-            #expect(result.stdout.contains("1 FAILED"), "\(result.stdout)")
+            // The summary (no -q) says so too, on stderr: stdout is for items only.
+            #expect(result.stderr.contains("1 FAILED"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(result.stdout)")
 
             let r = try report(workspace, "r.json")
             let failures = try #require(r["failures"] as? [[String: Any]])
@@ -556,6 +557,7 @@ struct FetchCLITests {
             #expect(status == 1, "\(stderr)")
             #expect(stderr.contains("failed after their retries"), "\(stderr)")
             #expect(!resumed.stdout.contains(secret), "\(resumed.stdout)")
+            #expect(!stderr.contains(secret), "\(stderr)")
             // The server accepted the token: the three good sources are complete, and the failing unit's three
             // pages before its failed fourth are kept.
             #expect(
@@ -666,7 +668,8 @@ struct FetchCLITests {
                 ["fetch", "job.yaml", "--output-dir", "outdir", "--with-meta", "--state", "st", "--report", "r.json"],
                 in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("units: 4 done (of 4)"), "\(result.stdout)")
+            #expect(result.stderr.contains("units: 4 done (of 4)"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "only items reach stdout: \(result.stdout)")
             let names = try FileManager.default.contentsOfDirectory(atPath: workspace.path("outdir")).sorted()
             #expect(names == ["cursor.jsonl", "link.jsonl", "pages.jsonl"])
 
