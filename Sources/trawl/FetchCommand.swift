@@ -232,6 +232,12 @@ struct Fetch: AsyncParsableCommand {
             FileHandle.standardError.write(Data(TerminalText.safe(CLIHints.rewrite(text, command: "fetch")).utf8))
             throw ExitCode(1)
         }
+        let short = result.flags.filter { $0.kind == .shortOfTotal }
+        if !short.isEmpty, !job.settings.allowShort {
+            let text = JobSummary.shortText(short, outputs: result.outputs)
+            FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
+            throw ExitCode(1)
+        }
     }
 
     private func loadJob(environment: [String: String]) throws -> Job {

@@ -76,6 +76,18 @@ enum JobSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Why a run whose pages all succeeded is no success: units ended short of the total their server announced.
+    static func shortText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
+        var lines = ["error: \(flags.count) unit(s) ended with fewer items than the server announced:"]
+        for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
+        if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
+        for output in outputs { lines.append("written: \(output.path) (\(output.bytes) bytes): every item read is kept") }
+        lines.append(
+            "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
+                + "to accept that, pass --allow-short (job file: settings.allow_short: true)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     static func writeReport(_ report: JobReport, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

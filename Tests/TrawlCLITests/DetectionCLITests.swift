@@ -18,7 +18,7 @@ struct DetectionCLITests {
     static let shapes: [Shape] = [
         .init(name: "GitHub", path: "/paged/link?n=47&per_page=10", flags: "--paginate link --items '$'", count: 47),
         .init(
-            name: "DRF", path: "/paged/next?n=33&per_page=10", flags: "--paginate next:next --items results",
+            name: "DRF", path: "/paged/next?n=33&per_page=10", flags: "--paginate next:next --total count --items results",
             count: 33),
         .init(
             name: "Stripe", path: "/paged/cursor?n=31&limit=10",
@@ -36,11 +36,11 @@ struct DetectionCLITests {
             name: "OData", path: "/shapes/odata?n=27", flags: #"--paginate 'next:@odata\.nextLink' --items value"#,
             count: 27),
         .init(
-            name: "JSON:API", path: "/shapes/jsonapi?n=29", flags: "--paginate next:links.next --items data",
+            name: "JSON:API", path: "/shapes/jsonapi?n=29", flags: "--paginate next:links.next --total meta.total --items data",
             count: 29),
         .init(
             name: "HAL", path: "/shapes/hal?n=24",
-            flags: "--paginate next:_links.next.href --items _embedded.orders", count: 24),
+            flags: "--paginate next:_links.next.href --total total --items _embedded.orders", count: 24),
         .init(
             name: "Jira", path: "/shapes/jira?n=26",
             flags: "--paginate offset --page-param startAt --limit-param maxResults --page-size 10 --total total "
@@ -165,7 +165,7 @@ struct DetectionCLITests {
             let before = server.requestLog.count
             let resumed = try await trawl(arguments, in: workspace)
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.hasPrefix("detected: --paginate next:next --items results (stored in st"))
+            #expect(resumed.stderr.hasPrefix("detected: --paginate next:next --total count --items results (stored in st"))
             let targets = server.requestLog.dropFirst(before).map(\.target)
             #expect(!targets.isEmpty)
             #expect(!targets.contains { !$0.contains("page=") }, "the first page was fetched again: \(targets)")
@@ -248,7 +248,7 @@ struct DetectionCLITests {
             let url = server.url("/paged/next?n=33&per_page=10&fault_5xx=1")
             let result = try await trawl(["fetch", url, "-q", "-o", "out.jsonl", "--backoff-ms", "10"], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.hasPrefix("detected: --paginate next:next --items results"), "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("detected: --paginate next:next --total count --items results"), "\(result.stderr)")
             #expect(workspace.text("out.jsonl") == itemLines(0..<33))
         }
     }

@@ -235,10 +235,12 @@ public final class JobRunner: Sendable {
                 state.status = .done
                 state.next = nil
                 if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil {
+                    let from = state.expectedFrom.map { " (\($0))" } ?? ""
                     state.setFlag(CompletenessFlag(
                         source: unit.source, unit: unit.id, kind: .shortOfTotal,
                         message:
-                            "the server announced \(expected) items but its pages held \(state.items) (a search cap?)"))
+                            "the server announced \(expected) items\(from) but its pages held \(state.items), "
+                            + "\(state.pages) page(s) written"))
                 }
             } catch let failure as PaginationError {
                 var record = driver.record(failure)

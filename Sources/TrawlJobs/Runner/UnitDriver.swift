@@ -206,6 +206,7 @@ struct UnitDriver: Sendable {
         state.items = plan.itemsCompleted
         if isFirst {
             state.expectedItems = plan.expectedItems
+            state.expectedFrom = plan.expectedItemsSource
             if plan.isPlanned {
                 state.first = StoredPage(response, redact: runner.redact, restore: restore)
                 state.pageTotal = plan.pageTotal
