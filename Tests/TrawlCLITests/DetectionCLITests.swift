@@ -98,17 +98,31 @@ struct DetectionCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let url = server.url("/shapes/marker?n=30")
+            // `nextMarker` -> `marker`: derived from the key and verified on page 2 (issue 35), then walked.
+            let derived = try await trawl(
+                ["fetch", server.url("/shapes/marker?n=30"), "-q", "-o", "derived.jsonl"], in: workspace)
+            #expect(derived.status == 0, "\(derived.stderr)")
+            #expect(
+                derived.stderr.hasPrefix("detected: --paginate cursor:nextMarker --cursor-param marker --items records"))
+            #expect(derived.stderr.contains("  probe: --paginate cursor:nextMarker --cursor-param marker: page 2 ("))
+            #expect(derived.stderr.contains("10 new items of the same shape (taken)"), "\(derived.stderr)")
+            #expect(workspace.text("derived.jsonl") == itemLines(0..<30))
+            // A parameter no rule derives: every probe fails (at most a handful), exit 2 naming the flag.
+            let url = server.url("/shapes/marker?n=30&param=resume_from")
+            let before = server.requestLog.count
             let refused = try await trawl(["fetch", url, "-o", "out.jsonl"], in: workspace)
             #expect(refused.status == 2)
             #expect(refused.stderr.contains("'nextMarker'"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--cursor-param NAME"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("repeat page 1 (the parameter is ignored)"), "\(refused.stderr)")
+            #expect(server.requestLog.count - before <= 5, "the first page and at most 4 probes")
             #expect(!workspace.exists("out.jsonl"))
             let walked = try await trawl(
-                ["fetch", url, "--cursor-param", "marker", "-q", "-o", "out.jsonl"], in: workspace)
+                ["fetch", url, "--cursor-param", "resume_from", "-q", "-o", "out.jsonl"], in: workspace)
             #expect(walked.status == 0, "\(walked.stderr)")
             #expect(
-                walked.stderr.hasPrefix("detected: --paginate cursor:nextMarker --cursor-param marker --items records"))
+                walked.stderr.hasPrefix(
+                    "detected: --paginate cursor:nextMarker --cursor-param resume_from --items records"))
             #expect(workspace.text("out.jsonl") == itemLines(0..<30))
         }
     }

@@ -30,6 +30,10 @@ struct FrameworkShapesCLITests {
         .init(
             name: "django-ninja limit/offset", path: "/frameworks/ninja?limit=10&offset=0",
             flags: "--paginate offset --page-param offset --limit-param limit --page-size 10 --total count --items items"),
+        // No page size in the URL: page numbers tried on page 2 (23 new items of the same shape), then walked.
+        .init(
+            name: "django-ninja, page size left to the server", path: "/frameworks/ninja",
+            flags: "--paginate page --total count --items items"),
         .init(
             name: "fastapi-pagination CursorPage", path: "/frameworks/fastapi-cursor?size=10",
             flags: "--paginate cursor:next_page --cursor-param cursor --items items"),
