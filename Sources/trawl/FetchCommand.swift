@@ -208,6 +208,9 @@ struct Fetch: AsyncParsableCommand {
         options.restart = restart
         options.withMeta = withMeta
         options.firstPages = FetchDetection.replay(firstPages)
+        if !quiet {
+            options.announce = { FileHandle.standardError.write(Data(TerminalText.safe($0 + "\n").utf8)) }
+        }
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
         let exporter = try await metrics.start(shard: selectedShard, settings: job.settings)
         options.metricsObserver = exporter?.metrics
