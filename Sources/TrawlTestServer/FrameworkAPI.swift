@@ -61,7 +61,8 @@ enum FrameworkAPI {
                 ("total", String(announced)), ("count", String(shown)), ("per_page", String(size)),
                 ("current_page", String(page)), ("total_pages", String(last)), ("links", JSONText.object(links)),
             ])
-            return .json(200, JSONText.object([("data", body), ("meta", JSONText.object([("pagination", pagination)]))]))
+            let meta = JSONText.object([("pagination", pagination)])
+            return .json(200, JSONText.object([("data", body), ("meta", meta)]))
         case "eve":
             let page = max(1, target.int("page") ?? 1)
             let size = max(1, target.int("max_results") ?? 10)

@@ -15,20 +15,18 @@ struct Fetch: AsyncParsableCommand {
             With --state DIR the job survives crashes and kill -9: the same command resumes where the last \
             checkpoint left off and the output ends identical to an uninterrupted run's. \
             Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the \
-            command that retries only them; the output still holds every item read, in job order) or the job \
-            could not run; 2 bad usage.
+            command that retries only them; the output still holds every item read, in job order), a unit \
+            ended short of the total its server announced (--allow-short accepts it), or the job could not \
+            run; 2 bad usage. Only items go to stdout (-o -); everything else to stderr.
             """)
 
     @Argument(help: "A job file (.json, .yaml or .yml), or one source's URL (http:// or https://).")
     var jobFile: String?
 
-    @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
-    var url: String?
+    @OptionGroup(title: "Essentials") var essentials: FetchEssentials
 
-    @Option(help: "Key path of the items in each page ('' or '$' for a bare array; absent or 'auto': detected).")
-    var items: String?
+    @OptionGroup(title: "Pagination (detected when absent)") var pagination: PaginationFlags
 
-    @OptionGroup var pagination: PaginationFlags
 
     @OptionGroup var walk: WalkFlags
 
@@ -73,20 +71,6 @@ struct Fetch: AsyncParsableCommand {
 
     @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
     var name: String = "items"
-
-    @Option(
-        name: [.customShort("o"), .customLong("output")],
-        help: "The JSONL output file (default NAME.jsonl); '-' for stdout, which only items ever reach.")
-    var output: String?
-
-    @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
-    var outputDirectory: String?
-
-    @Option(help: "State directory: checkpoint and in-progress units; makes the job resumable.")
-    var state: String?
-
-    @Flag(help: "Ignore saved state and start over (the output is rewritten).")
-    var restart = false
 
     @Flag(name: .customLong("with-meta"), help: "Wrap items: {\"source\",\"unit\",\"page\",\"item\"}.")
     var withMeta = false
@@ -137,6 +121,13 @@ struct Fetch: AsyncParsableCommand {
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No progress display and no summary.")
     var quiet = false
+
+    var url: String? { essentials.url }
+    var items: String? { essentials.items }
+    var output: String? { essentials.output }
+    var outputDirectory: String? { essentials.outputDirectory }
+    var state: String? { essentials.state }
+    var restart: Bool { essentials.restart }
 
     func validate() throws {
         if jobFile == nil, url == nil { throw ValidationError("give a job file or a URL (or --url)") }
@@ -410,4 +401,31 @@ struct Fetch: AsyncParsableCommand {
         }
         return result
     }
+}
+
+/// The flags most runs use, shown first by `trawl fetch --help`.
+struct FetchEssentials: ParsableArguments {
+    @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
+    var url: String?
+
+    @Option(help: "Key path of the items in each page ('' or '$' for a bare array; absent or 'auto': detected).")
+    var items: String?
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "The JSONL output file (default NAME.jsonl); '-' for stdout, which only items ever reach.")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
+    var outputDirectory: String?
+
+    @Option(
+        help: """
+            State directory: checkpoint and in-progress units; makes the job resumable (a finished job's next run \
+            is a new one).
+            """)
+    var state: String?
+
+    @Flag(help: "Ignore saved state and start over (the output is rewritten).")
+    var restart = false
 }

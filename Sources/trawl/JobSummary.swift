@@ -62,6 +62,12 @@ enum JobSummary {
                     + "\(failure.attempts) attempts): \(failure.error); \(kept)")
         }
         if report.failures.count > 20 { lines.append("  … and \(report.failures.count - 20) more (see --report)") }
+        if report.failures.contains(where: { $0.status == 404 && $0.pageIndex > 0 }) {
+            lines.append(
+                "a 404 after the first page may be how the server says there are no more pages (Django REST "
+                    + "Framework's page pagination does): if so, add --stop-on-status 404 (job file: "
+                    + "settings.stop_on_status: [404])")
+        }
         for output in report.outputs where !output.incomplete.isEmpty {
             let units = output.incomplete.map { "\($0.unit) (\($0.pages) pages)" }
             lines.append(
@@ -81,7 +87,9 @@ enum JobSummary {
         var lines = ["error: \(flags.count) unit(s) ended with fewer items than the server announced:"]
         for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
         if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
-        for output in outputs { lines.append("written: \(output.path) (\(output.bytes) bytes): every item read is kept") }
+        for output in outputs {
+            lines.append("written: \(output.path) (\(output.bytes) bytes): every item read is kept")
+        }
         lines.append(
             "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
                 + "to accept that, pass --allow-short (job file: settings.allow_short: true)")

@@ -18,7 +18,8 @@ struct DetectionCLITests {
     static let shapes: [Shape] = [
         .init(name: "GitHub", path: "/paged/link?n=47&per_page=10", flags: "--paginate link --items '$'", count: 47),
         .init(
-            name: "DRF", path: "/paged/next?n=33&per_page=10", flags: "--paginate next:next --total count --items results",
+            name: "DRF", path: "/paged/next?n=33&per_page=10",
+            flags: "--paginate next:next --total count --items results",
             count: 33),
         .init(
             name: "Stripe", path: "/paged/cursor?n=31&limit=10",
@@ -179,7 +180,8 @@ struct DetectionCLITests {
             let before = server.requestLog.count
             let resumed = try await trawl(arguments, in: workspace)
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.hasPrefix("detected: --paginate next:next --total count --items results (stored in st"))
+            #expect(
+                resumed.stderr.hasPrefix("detected: --paginate next:next --total count --items results (stored in st"))
             let targets = server.requestLog.dropFirst(before).map(\.target)
             #expect(!targets.isEmpty)
             #expect(!targets.contains { !$0.contains("page=") }, "the first page was fetched again: \(targets)")

@@ -17,7 +17,8 @@ struct FrameworkShapesCLITests {
     }
 
     static let shapes: [Shape] = [
-        .init(name: "flask-smorest", path: "/frameworks/smorest?page=1&page_size=10", flags: "--paginate page --items '$'"),
+        .init(
+            name: "flask-smorest", path: "/frameworks/smorest?page=1&page_size=10", flags: "--paginate page --items '$'"),
         .init(
             name: "Fractal", path: "/frameworks/fractal",
             flags: "--paginate next:meta.pagination.links.next --total meta.pagination.total --items data"),
@@ -29,7 +30,8 @@ struct FrameworkShapesCLITests {
             flags: "--paginate page --total count --items items"),
         .init(
             name: "django-ninja limit/offset", path: "/frameworks/ninja?limit=10&offset=0",
-            flags: "--paginate offset --page-param offset --limit-param limit --page-size 10 --total count --items items"),
+            flags: "--paginate offset --page-param offset --limit-param limit --page-size 10 --total count "
+                + "--items items"),
         // No page size in the URL: page numbers tried on page 2 (23 new items of the same shape), then walked.
         .init(
             name: "django-ninja, page size left to the server", path: "/frameworks/ninja",
@@ -47,7 +49,9 @@ struct FrameworkShapesCLITests {
             flags: "--paginate offset --page-param offset --limit-param limit --page-size 10 --items '$'"),
     ]
 
-    @Test("each framework: detected with no flags, every item once on stdout (-o -), nothing else there", arguments: shapes)
+    @Test(
+        "each framework: detected with no flags, every item once on stdout (-o -), nothing else there",
+        arguments: shapes)
     func shape(_ shape: Shape) async throws {
         try await TestServer.with { server in
             let workspace = try Workspace()
@@ -129,7 +133,8 @@ struct FrameworkShapesCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let result = try await trawl(["fetch", server.url("/paged/link?n=25&per_page=10"), "-o", "-"], in: workspace)
+            let result = try await trawl(
+                ["fetch", server.url("/paged/link?n=25&per_page=10"), "-o", "-"], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
             for line in result.stdout.split(separator: "\n") {
                 #expect(throws: Never.self) { _ = try jsonObject(line) }
@@ -137,6 +142,26 @@ struct FrameworkShapesCLITests {
             #expect(result.stdout == itemLines(0..<25))
             #expect(result.stderr.contains("detected: --paginate link"), "\(result.stderr)")
             #expect(result.stderr.contains("fetched: 3 pages, 25 items"), "\(result.stderr)")
+        }
+    }
+
+    @Test("DRF's 404 past the last page: the failure names --stop-on-status 404; with it, no error anywhere")
+    func drfPastTheEnd() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // No total: the walk asks for page 4, which answers 404 as DRF's PageNumberPagination does.
+            let url = server.url("/paged/page?n=100&per_page=10&total=0&fault_404=4&fault_times=99")
+            let base = ["fetch", "--url", url, "--items", "items", "--paginate", "page", "-o", "out.jsonl"]
+            let failed = try await trawl(base, in: workspace)
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("add --stop-on-status 404"), "\(failed.stderr)")
+            let stopped = try await trawl(base + ["--stop-on-status", "404", "--report", "r.json"], in: workspace)
+            #expect(stopped.status == 0, "\(stopped.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<30))
+            #expect(stopped.stderr.contains("retries: 0 (failed attempts 0)"), "\(stopped.stderr)")
+            #expect(!stopped.stderr.contains("errors 1"), "\(stopped.stderr)")
+            #expect(int(try report(workspace, "r.json"), "totals", "requests") == 4)
         }
     }
 }

@@ -60,7 +60,8 @@ struct HeaderTotalsTests {
             "_links": ["next": ["href": "items?page=2", "title": "next page"], "parent": ["href": "/"]],
             "_meta": ["total": 9, "page": 1],
         ]
-        let detected = try PaginationDetection.detect(body: body, headers: HTTPHeaders(), url: "https://a.example/api/items")
+        let detected = try PaginationDetection.detect(
+            body: body, headers: HTTPHeaders(), url: "https://a.example/api/items")
         #expect(detected.settings.map { "\($0.name)=\($0.value)" }
             == ["paginate=next:_links.next.href", "total=_meta.total"])
         #expect(PaginationStyle.resolve("items?page=2", against: "https://a.example/api/items?page=1")

@@ -72,7 +72,8 @@ public struct HeaderTotals: Sendable, Hashable {
                 }
             }
             take(items: number("total") ?? number("total_count") ?? number("count"), from: "the X-Pagination header")
-            take(pages: number("total_pages") ?? number("pages") ?? number("last_page"), from: "the X-Pagination header")
+            take(
+                pages: number("total_pages") ?? number("pages") ?? number("last_page"), from: "the X-Pagination header")
             page = number("page") ?? number("current_page")
             perPage = number("page_size") ?? number("per_page")
             nextPage = number("next_page")

@@ -264,7 +264,10 @@ extension PaginationDetection {
             else { continue }
             return plan(
                 .offset(param: offsetKey, limitParam: limitKey, limit: limit, total: total), "offset",
-                [("param", offsetKey), ("limit_param", limitKey), ("limit", String(limit)), ("total", total.description)],
+                [
+                    ("param", offsetKey), ("limit_param", limitKey), ("limit", String(limit)),
+                    ("total", total.description),
+                ],
                 nil)
         }
         guard let param = ["page", "p"].first(where: { QueryEditing.int($0, in: url) != nil }),

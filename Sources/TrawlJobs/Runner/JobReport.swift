@@ -244,6 +244,16 @@ final class JobMetrics: Sendable {
         }
     }
 
+    /// A request answered with a status that ends the walk (`stop_on_status`): counted, not as an error.
+    func requestEnded(source: String, host: String) {
+        state.withLock { state in
+            state.totals.stats.requests += 1
+            state.sources[source, default: Scope()].stats.requests += 1
+            state.hosts[host, default: Scope()].stats.requests += 1
+            state.progress.requests += 1
+        }
+    }
+
     func attemptFailed(source: String, host: String, retried: Bool) {
         observer?.attemptFailed(source: source, host: host, retried: retried)
         state.withLock { state in

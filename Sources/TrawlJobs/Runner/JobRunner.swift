@@ -265,7 +265,8 @@ public final class JobRunner: Sendable {
             if stat(final, &old) == 0 { _ = chmod(staged, old.st_mode & 0o7777) }
             guard rename(staged, final) == 0 else {
                 throw JobError.state(
-                    "the new output \(staged) is complete but could not replace \(final) (\(String(cString: strerror(errno))))",
+                    "the new output \(staged) is complete but could not replace \(final) "
+                        + "(\(String(cString: strerror(errno))))",
                     hint: "move it there yourself; the state says the run finished")
             }
             try DurableFiles.syncDirectory(containing: final)

@@ -307,6 +307,13 @@ struct UnitDriver: Sendable {
             case .failure(var failure):
                 try Task.checkCancellation()
                 let retry = policy.isRetryable(failure) && attempt < policy.attempts
+                if !retry, index > 0, let status = failure.status, runner.settings.stopStatuses.contains(status) {
+                    // The end the user named (`--stop-on-status 404` past DRF's last page): no error in progress
+                    // or summary. (A planned page with that status still fails its walk, and is listed as failed.)
+                    runner.metrics.requestEnded(source: unit.source, host: host)
+                    failure.attempts = attempt
+                    throw failure
+                }
                 runner.metrics.attemptFailed(source: unit.source, host: host, retried: retry)
                 guard retry else {
                     failure.attempts = attempt
