@@ -208,6 +208,14 @@ struct Fetch: AsyncParsableCommand {
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
         display.start { runner.progress }
+        let resume = resumeCommand(stateDirectory: state == nil ? runner.stateDirectory : nil)
+        let interrupt = FetchInterrupt.install { [state] in
+            let progress = runner.progress
+            return "\ninterrupted: \(progress.pagesDone) pages and \(progress.items) items fetched in this run; "
+                + "every page committed before now is kept in \(state ?? runner.stateDirectory)\n"
+                + "resume with: \(resume)\n"
+        }
+        defer { interrupt.cancel() }
         let result: JobReport
         do {
             result = try await runner.run()
@@ -345,10 +353,15 @@ struct Fetch: AsyncParsableCommand {
 
     /// The same command with the state directory the failed run left, so only what is missing is fetched.
     private func retryCommand(_ report: JobReport) -> String {
+        resumeCommand(stateDirectory: state == nil ? report.stateDirectory : nil)
+    }
+
+    /// The same command (credential headers redacted, without `--restart`), with `--state DIRECTORY` when given.
+    private func resumeCommand(stateDirectory: String?) -> String {
         let command = Self.retryArguments(
             Self.redactingHeaders(
                 Array(CommandLine.arguments.dropFirst()), sensitive: Set(walk.sensitiveHeaders.map { $0.lowercased() })),
-            addingState: state == nil ? report.stateDirectory : nil)
+            addingState: stateDirectory)
         return (["trawl"] + command).map(JobSummary.shellQuoted).joined(separator: " ")
     }
 
@@ -428,4 +441,30 @@ struct FetchEssentials: ParsableArguments {
 
     @Flag(help: "Ignore saved state and start over (the output is rewritten).")
     var restart = false
+}
+
+/// Ctrl-C during `trawl fetch`: what was kept and the command that resumes, on stderr, then exit 130 at once.
+/// Stopping there is as safe as `kill -9`, which a run with state survives by design (every page is durable
+/// before the checkpoint counts it); nothing is flushed or cut short that a resume would need.
+final class FetchInterrupt {
+    private let source: any DispatchSourceSignal
+
+    private init(source: any DispatchSourceSignal) { self.source = source }
+
+    static func install(_ message: @escaping @Sendable () -> String) -> FetchInterrupt {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            try? OutputWriting.write(Array(TerminalText.safe(message()).utf8), to: 2, name: "stderr")
+            _exit(130)
+        }
+        source.resume()
+        return FetchInterrupt(source: source)
+    }
+
+    /// Ctrl-C ends the process as usual again.
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
 }

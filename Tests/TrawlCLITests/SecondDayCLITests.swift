@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Testing
 import TrawlTestSupport
 import TrawlTestServer
@@ -58,6 +61,34 @@ struct SecondDayCLITests {
             #expect(third.stderr.contains("finished, so this is a new run"), "\(third.stderr)")
             #expect(third.stderr.contains("units: 1 done (of 1)"), "\(third.stderr)")
             #expect(workspace.text("out.jsonl") == day2)
+        }
+    }
+
+    @Test("Ctrl-C: what was kept and the command that resumes, exit 130; that command finishes the job")
+    func interruptedByCtrlC() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Serial pages that each wait 50 ms: the run is still going when the signal comes.
+            let url = server.url("/paged/page?n=300&per_page=10&delay=50")
+            let command = ["fetch", "--url", url, "--paginate", "page", "--items", "items", "-o", "out.jsonl",
+                           "--state", "st", "-c", "1", "--per-host", "1"]
+            let child = try TrawlProcess(command, in: workspace, environment: [:])
+            let started = try await waitUntil(child) {
+                (try? FileManager.default.contentsOfDirectory(atPath: workspace.path("st/segments")))?.isEmpty == false
+            }
+            #expect(started)
+            child.process.terminate(SIGINT)
+            let status = try await child.wait()
+            #expect(status == 130, "\(child.stderr)")
+            #expect(child.stderr.contains("interrupted: "), "\(child.stderr)")
+            #expect(child.stderr.contains("is kept in st"), "\(child.stderr)")
+            let line = child.stderr.split(separator: "\n").first { $0.hasPrefix("resume with: trawl fetch ") }
+            #expect(line != nil, "\(child.stderr)")
+            let resumed = try await trawl(command, in: workspace)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("resuming run "), "\(resumed.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(0..<300))
         }
     }
 }

@@ -116,6 +116,10 @@ public final class JobRunner: Sendable {
     /// Counters for a progress display; cheap to read often.
     public var progress: JobProgress { metrics.progress }
 
+    /// Where the run keeps its state: the given directory, else the temporary one beside the output (kept when
+    /// the run does not complete, so that `--state` with it resumes).
+    public var stateDirectory: String { options.stateDirectory ?? defaultStateDirectory() }
+
     /// Runs the job to the end; see the type's documentation.
     public func run() async throws -> JobReport {
         let startedAt = Date()
