@@ -139,7 +139,12 @@ public struct JobProgress: Sendable {
     public var unitsFailed = 0
     /// Units merged into the output by an earlier run (counted in `unitsDone`, their pages in no count here).
     public var unitsSkipped = 0
+    /// Pages written durably (committed): what a resume keeps.
     public var pagesDone = 0
+    /// Pages read so far, committed or not yet (a unit's pages commit in order, so this runs ahead).
+    public var pagesFetched = 0
+    /// Items in the pages read so far.
+    public var itemsFetched = 0
     /// Pages of this run known in advance, summed over the units whose page count is known.
     public var pagesPlanned = 0
     /// Units of this run whose page count is known: planned walks once their first page is in, chains once
@@ -211,7 +216,7 @@ final class JobMetrics: Sendable {
     }
 
     /// A successful response: counts the request, its bytes and latency (its items count once committed).
-    func pageFetched(source: String, host: String, bytes: Int, latency: Duration) {
+    func pageFetched(source: String, host: String, bytes: Int, items: Int, latency: Duration) {
         let ms = latency.seconds * 1000
         observer?.pageFetched(source: source, host: host, bytes: bytes, latency: latency)
         state.withLock { state in
@@ -225,6 +230,8 @@ final class JobMetrics: Sendable {
             update(&state.hosts[host, default: Scope()])
             state.progress.bytes += bytes
             state.progress.requests += 1
+            state.progress.pagesFetched += 1
+            state.progress.itemsFetched += items
         }
     }
 

@@ -302,7 +302,8 @@ struct UnitDriver: Sendable {
                 page.host = host
                 if page.notModified { runner.metrics.notModified(source: unit.source, host: host) }
                 runner.metrics.pageFetched(
-                    source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
+                    source: unit.source, host: host, bytes: page.bodyBytes, items: page.itemCount,
+                    latency: page.latency)
                 return page
             case .failure(var failure):
                 try Task.checkCancellation()
