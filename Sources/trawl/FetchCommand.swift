@@ -195,7 +195,16 @@ struct Fetch: AsyncParsableCommand {
                     + "SLURM_ARRAY_TASK_ID are not set; set one, or pass --shard I/\(shardCount) instead")
         }
         cluster.announce(job.settings, shard: selectedShard)
-        var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
+        let target = outputTarget(job)
+        if case .file(let path) = target, Self.sourceCount(job) > 1, !withMeta, !quiet {
+            // Asked for: one file. Not silently, though: nothing on a line says which source it came from.
+            let note =
+                "note: the \(Self.sourceCount(job)) sources of this job all go into \(path) and no line says "
+                + "which source it came from: --output-dir DIR writes one file per source, --with-meta tags "
+                + "each line with its source\n"
+            FileHandle.standardError.write(Data(TerminalText.safe(note).utf8))
+        }
+        var options = JobRunOptions(output: target, stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta
         options.firstPages = FetchDetection.replay(firstPages)
@@ -332,12 +341,18 @@ struct Fetch: AsyncParsableCommand {
         if let jobFile = jobFilePath {
             // A pipe or process substitution (/dev/fd/63) names nothing: its number would name the output.
             let attributes = try? FileManager.default.attributesOfItem(atPath: jobFile)
-            guard attributes?[.type] as? FileAttributeType == .typeRegular else { return .file("job.jsonl") }
-            let base = (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension
+            let base =
+                attributes?[.type] as? FileAttributeType == .typeRegular
+                ? (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension : "job"
+            // Sources of several shapes never share a file unasked: one file per source, BASE/SOURCE.jsonl.
+            if Self.sourceCount(job) > 1 { return .directory(base) }
             return .file(base + ".jsonl")
         }
         return .file(name + ".jsonl")
     }
+
+    /// The job's distinct source names.
+    static func sourceCount(_ job: Job) -> Int { Set(job.sources.map(\.name)).count }
 
     /// Whether two paths name the same file: equal once made absolute and standardized, or the same inode.
     static func samePath(_ first: String, _ second: String) -> Bool {
