@@ -16,6 +16,14 @@ enum JobSummary {
         lines.append(
             "fetched: \(totals.pages) pages, \(totals.items) items, "
                 + String(format: "%.1f MB in %.2f s", Double(totals.bytes) / 1e6, seconds))
+        if let kept = report.kept, kept.pages > 0 || kept.units > 0 {
+            // The output holds more than this run fetched: say what, so the counts add up.
+            let units = kept.units > 0 ? " and \(kept.units) units done" : ""
+            lines.append(
+                "resumed: \(kept.pages) pages (\(kept.items) items)\(units) were kept from the interrupted run; "
+                    + "with this run's: \(kept.pages + totals.pages) pages, \(kept.items + totals.items) items "
+                    + "(of the units not done before)")
+        }
         lines.append(
             String(
                 format: "throughput: %.0f items/s, %.1f MB/s, %.0f requests/s",

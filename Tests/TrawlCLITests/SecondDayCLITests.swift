@@ -50,6 +50,8 @@ struct SecondDayCLITests {
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(resumed.stderr.contains("resuming run "), "\(resumed.stderr)")
             #expect(resumed.stderr.contains(": 2 pages kept, 1 units to go"), "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("resumed: 2 pages (20 items) were kept from the interrupted run; "
+                + "with this run's: 4 pages, 35 items"), "\(resumed.stderr)")
             let day2 = workspace.text("out.jsonl")
             #expect(day2.split(separator: "\n").count == 35)
             #expect(day2.hasPrefix(day1))

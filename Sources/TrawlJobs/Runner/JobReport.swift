@@ -30,6 +30,16 @@ public struct JobReport: Sendable, Codable {
     public var marks: [String: MarkChange]?
     /// With `--adaptive`: per host, the lowest, highest and final concurrency allowed.
     public var concurrency: [String: ConcurrencyRange]? = nil
+    /// A resumed run: what earlier runs of it had committed (the totals count only this run's pages).
+    public var kept: Kept? = nil
+
+    /// Pages and items an interrupted run had committed for the units this run went on with, and the units it
+    /// had finished (whose pages are in the output, not counted here).
+    public struct Kept: Sendable, Codable {
+        public var pages: Int
+        public var items: Int
+        public var units: Int
+    }
 
     public struct UnitCounts: Sendable, Codable {
         public var total = 0

@@ -194,6 +194,11 @@ public final class JobRunner: Sendable {
             outputs: closed.outputs, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
         if settings.adaptive { report.concurrency = await scheduler.concurrencyReport }
+        if opened.resumed, !afterFinished, !temporaryState {
+            report.kept = JobReport.Kept(
+                pages: opened.saved.values.reduce(0) { $0 + $1.pages },
+                items: opened.saved.values.reduce(0) { $0 + $1.items }, units: skipped)
+        }
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
         report.marks = try incremental.map { try commitIncremental($0, complete: closed.complete) }
         report.failures.sort { (ordinals[$0.unit] ?? 0, $0.pageIndex) < (ordinals[$1.unit] ?? 0, $1.pageIndex) }
