@@ -75,6 +75,7 @@ enum Router {
         case ("family", _): return FamilyEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("shapes", 2): return ShapedAPI.response(for: request, shape: segments[1])
+        case ("frameworks", 2): return FrameworkAPI.response(for: request, framework: segments[1])
         case ("search", 2) where segments[1] == "repositories":
             return PaginatedAPI.gitHubSearch(for: request, book: book)
         case ("close", 1):

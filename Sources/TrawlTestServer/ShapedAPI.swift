@@ -13,7 +13,8 @@
 /// - `offset?offset=O&limit=L`: `{"results":[…],"offset":O,"limit":L,"total":N}`.
 /// - `single`: `{"data":[…every item…]}`.
 /// - `ambiguous`: `{"users":[10 items],"groups":[8 items]}`.
-/// - `marker?marker=M`: `{"records":[…],"nextMarker":"mK"}` (a cursor with no known request parameter).
+/// - `marker?marker=M`: `{"records":[…],"nextMarker":"mK"}` (a cursor with no known request parameter; with
+///   `param=NAME` the cursor is read from `NAME` instead, a name no rule derives).
 /// - `flip?page=P`: as `jsonapi`, but from page 2 on `links.next` holds a bare token instead of a URL.
 enum ShapedAPI {
     static func response(for request: InboundRequest, shape: Substring) -> Response {
@@ -116,7 +117,7 @@ enum ShapedAPI {
                     ("groups", SyntheticItems.page(Array(0..<8), tag: nil)),
                 ]))
         case "marker":
-            let (items, next) = slice(Int(target.value("marker")?.dropFirst() ?? "") ?? 0)
+            let (items, next) = slice(Int(target.value(target.value("param") ?? "marker")?.dropFirst() ?? "") ?? 0)
             return .json(
                 200,
                 JSONText.object([

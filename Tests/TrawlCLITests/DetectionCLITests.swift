@@ -18,7 +18,8 @@ struct DetectionCLITests {
     static let shapes: [Shape] = [
         .init(name: "GitHub", path: "/paged/link?n=47&per_page=10", flags: "--paginate link --items '$'", count: 47),
         .init(
-            name: "DRF", path: "/paged/next?n=33&per_page=10", flags: "--paginate next:next --items results",
+            name: "DRF", path: "/paged/next?n=33&per_page=10",
+            flags: "--paginate next:next --total count --items results",
             count: 33),
         .init(
             name: "Stripe", path: "/paged/cursor?n=31&limit=10",
@@ -36,11 +37,11 @@ struct DetectionCLITests {
             name: "OData", path: "/shapes/odata?n=27", flags: #"--paginate 'next:@odata\.nextLink' --items value"#,
             count: 27),
         .init(
-            name: "JSON:API", path: "/shapes/jsonapi?n=29", flags: "--paginate next:links.next --items data",
+            name: "JSON:API", path: "/shapes/jsonapi?n=29", flags: "--paginate next:links.next --total meta.total --items data",
             count: 29),
         .init(
             name: "HAL", path: "/shapes/hal?n=24",
-            flags: "--paginate next:_links.next.href --items _embedded.orders", count: 24),
+            flags: "--paginate next:_links.next.href --total total --items _embedded.orders", count: 24),
         .init(
             name: "Jira", path: "/shapes/jira?n=26",
             flags: "--paginate offset --page-param startAt --limit-param maxResults --page-size 10 --total total "
@@ -98,17 +99,31 @@ struct DetectionCLITests {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let url = server.url("/shapes/marker?n=30")
+            // `nextMarker` -> `marker`: derived from the key and verified on page 2 (issue 35), then walked.
+            let derived = try await trawl(
+                ["fetch", server.url("/shapes/marker?n=30"), "-q", "-o", "derived.jsonl"], in: workspace)
+            #expect(derived.status == 0, "\(derived.stderr)")
+            #expect(
+                derived.stderr.hasPrefix("detected: --paginate cursor:nextMarker --cursor-param marker --items records"))
+            #expect(derived.stderr.contains("  probe: --paginate cursor:nextMarker --cursor-param marker: page 2 ("))
+            #expect(derived.stderr.contains("10 new items of the same shape (taken)"), "\(derived.stderr)")
+            #expect(workspace.text("derived.jsonl") == itemLines(0..<30))
+            // A parameter no rule derives: every probe fails (at most a handful), exit 2 naming the flag.
+            let url = server.url("/shapes/marker?n=30&param=resume_from")
+            let before = server.requestLog.count
             let refused = try await trawl(["fetch", url, "-o", "out.jsonl"], in: workspace)
             #expect(refused.status == 2)
             #expect(refused.stderr.contains("'nextMarker'"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--cursor-param NAME"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("repeat page 1 (the parameter is ignored)"), "\(refused.stderr)")
+            #expect(server.requestLog.count - before <= 5, "the first page and at most 4 probes")
             #expect(!workspace.exists("out.jsonl"))
             let walked = try await trawl(
-                ["fetch", url, "--cursor-param", "marker", "-q", "-o", "out.jsonl"], in: workspace)
+                ["fetch", url, "--cursor-param", "resume_from", "-q", "-o", "out.jsonl"], in: workspace)
             #expect(walked.status == 0, "\(walked.stderr)")
             #expect(
-                walked.stderr.hasPrefix("detected: --paginate cursor:nextMarker --cursor-param marker --items records"))
+                walked.stderr.hasPrefix(
+                    "detected: --paginate cursor:nextMarker --cursor-param resume_from --items records"))
             #expect(workspace.text("out.jsonl") == itemLines(0..<30))
         }
     }
@@ -165,7 +180,8 @@ struct DetectionCLITests {
             let before = server.requestLog.count
             let resumed = try await trawl(arguments, in: workspace)
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.hasPrefix("detected: --paginate next:next --items results (stored in st"))
+            #expect(
+                resumed.stderr.hasPrefix("detected: --paginate next:next --total count --items results (stored in st"))
             let targets = server.requestLog.dropFirst(before).map(\.target)
             #expect(!targets.isEmpty)
             #expect(!targets.contains { !$0.contains("page=") }, "the first page was fetched again: \(targets)")
@@ -248,7 +264,7 @@ struct DetectionCLITests {
             let url = server.url("/paged/next?n=33&per_page=10&fault_5xx=1")
             let result = try await trawl(["fetch", url, "-q", "-o", "out.jsonl", "--backoff-ms", "10"], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.hasPrefix("detected: --paginate next:next --items results"), "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("detected: --paginate next:next --total count --items results"), "\(result.stderr)")
             #expect(workspace.text("out.jsonl") == itemLines(0..<33))
         }
     }

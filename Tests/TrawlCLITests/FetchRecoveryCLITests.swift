@@ -125,8 +125,8 @@ struct FetchRecoveryCLITests {
             #expect(capped.status == 0, "\(capped.stderr)")
             #expect(workspace.text("capped.jsonl") == tagged("s", 100))
             let cappedLine = "incomplete? items [items]: capped at 100 of 500 items (max_items 100: 10 of 50 pages)"
-            #expect(capped.stdout.contains(cappedLine), "\(capped.stdout)")
-            #expect(capped.stdout.contains("incomplete_results: true on 1 page(s) (page index 1)"), "\(capped.stdout)")
+            #expect(capped.stderr.contains(cappedLine), "\(capped.stderr)")
+            #expect(capped.stderr.contains("incomplete_results: true on 1 page(s) (page index 1)"), "\(capped.stderr)")
             let flags = try #require(try report(workspace, "r.json")["flags"] as? [[String: Any]])
             #expect(Set(flags.compactMap { $0["kind"] as? String }) == ["capped", "incomplete_results"])
 
@@ -167,8 +167,12 @@ struct FetchRecoveryCLITests {
             #expect(plain.status == 0, "\(plain.stderr)")
             #expect(!plain.stderr.contains("\u{1B}"))
             #expect(!plain.stderr.contains("\r"))
+            // The last progress line, then the summary (stderr too: stdout is for items only).
             let lines = plain.stderr.split(separator: "\n")
-            #expect(lines.last?.hasPrefix("units 1/1  pages 3/3  items 30  ") == true, "\(plain.stderr)")
+            let progress = lines.last { $0.hasPrefix("units ") && !$0.hasPrefix("units:") }
+            #expect(progress?.hasPrefix("units 1/1  pages 3/3  items 30  ") == true, "\(plain.stderr)")
+            #expect(lines.contains("units: 1 done (of 1)"), "\(plain.stderr)")
+            #expect(plain.stdout.isEmpty, "\(plain.stdout)")
             let quiet = try await trawl(arguments + ["-o", "b.jsonl", "-q"], in: workspace)
             #expect(quiet.status == 0)
             #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")

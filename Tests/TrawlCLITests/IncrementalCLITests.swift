@@ -69,8 +69,8 @@ struct IncrementalCLITests {
             let third = try await trawl(
                 incrementalArguments(server, "a", output: ["-o", "run3.jsonl"]).filter { $0 != "-q" }, in: workspace)
             #expect(third.status == 0, "\(third.stderr)")
-            #expect(third.stdout.contains("mark a: 2024-01-01T00:31:00Z -> 2024-01-01T00:31:00Z (run "))
-            #expect(third.stdout.contains("since=2024-01-01T00:31:00Z; committed)"))
+            #expect(third.stderr.contains("mark a: 2024-01-01T00:31:00Z -> 2024-01-01T00:31:00Z (run "))
+            #expect(third.stderr.contains("since=2024-01-01T00:31:00Z; committed)"))
             #expect(workspace.text("run3.jsonl").isEmpty)
             #expect(try mark(workspace, "a") == "2024-01-01T00:31:00Z")
         }

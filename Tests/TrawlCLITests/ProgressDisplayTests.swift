@@ -27,6 +27,24 @@ struct ProgressDisplayTests {
         return progress
     }
 
+    @Test("pages and items count as they are read; the committed count lags and says so, and the ETA uses reads")
+    func fetchedBeforeCommitted() {
+        // One planned unit of 240 pages: 60 read, none committed yet (its pages commit in order).
+        var progress = JobProgress()
+        progress.unitsTotal = 1
+        progress.unitsPlanned = 1
+        progress.pagesPlanned = 240
+        progress.pagesFetched = 60
+        progress.itemsFetched = 6000
+        progress.elapsed = .seconds(10)
+        let line = JobProgressDisplay.line(progress)
+        #expect(line.hasPrefix("units 0/1  pages 60/240  items 6000  committed 0 pages  "), "\(line)")
+        #expect(line.hasSuffix("ETA 30s  10.0s"), "\(line)")
+        progress.pagesDone = 60
+        progress.items = 6000
+        #expect(!JobProgressDisplay.line(progress).contains("committed"))
+    }
+
     @Test("no page total until every unit's page count is known")
     func totalOnlyWhenKnown() {
         var progress = midway()

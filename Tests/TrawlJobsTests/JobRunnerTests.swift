@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrawlTestSupport
 import TrawlTestServer
@@ -185,8 +186,8 @@ struct JobRunnerTests {
         }
     }
 
-    @Test("a second run of a finished job with state fetches nothing and leaves the output as it was")
-    func finishedJobIsIdempotent() async throws {
+    @Test("a second run of a finished job with state is a new run: fetched again, the output replaced when whole")
+    func finishedJobRunsAgain() async throws {
         try await TestServer.with { server in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -197,11 +198,18 @@ struct JobRunnerTests {
             #expect(first.complete)
             let before = fileText(output)
             server.resetStats()
-            let second = try await JobRunner(units: units, fingerprint: "f", settings: settings(), options: options).run()
+            let said = Mutex<[String]>([])
+            var again = options
+            again.announce = { line in said.withLock { $0.append(line) } }
+            let second = try await JobRunner(units: units, fingerprint: "f", settings: settings(), options: again).run()
             #expect(second.complete)
-            #expect(second.units.skipped == 6)
-            #expect(server.stats.requestsServed == 0)
+            #expect(second.units.skipped == 0)
+            #expect(second.units.done == 6)
+            #expect(server.stats.requestsServed > 0)
             #expect(fileText(output) == before)
+            #expect(second.outputs.map(\.path) == [output], "the staged file was renamed over the output")
+            #expect(!FileManager.default.fileExists(atPath: output + ".trawl-next"))
+            #expect(said.withLock { $0.count == 1 && $0[0].contains("finished, so this is a new run") })
             #expect(before == String(repeating: expectedLines(0..<30), count: 6))
         }
     }

@@ -18,7 +18,8 @@ struct DetectedShape: Sendable, CustomTestStringConvertible {
             name: "GitHub (Link)", path: "/paged/link?n=47&per_page=10", settings: ["paginate=link"], items: "$",
             count: 47),
         .init(
-            name: "DRF", path: "/paged/next?n=33&per_page=10", settings: ["paginate=next:next"], items: "results",
+            name: "DRF", path: "/paged/next?n=33&per_page=10", settings: ["paginate=next:next", "total=count"],
+            items: "results",
             count: 33),
         .init(
             name: "Stripe", path: "/paged/cursor?n=31&limit=10",
@@ -37,10 +38,11 @@ struct DetectedShape: Sendable, CustomTestStringConvertible {
             name: "OData", path: "/shapes/odata?n=27", settings: [#"paginate=next:@odata\.nextLink"#],
             items: "value", count: 27),
         .init(
-            name: "JSON:API", path: "/shapes/jsonapi?n=29", settings: ["paginate=next:links.next"], items: "data",
+            name: "JSON:API", path: "/shapes/jsonapi?n=29", settings: ["paginate=next:links.next", "total=meta.total"],
+            items: "data",
             count: 29),
         .init(
-            name: "HAL", path: "/shapes/hal?n=24", settings: ["paginate=next:_links.next.href"],
+            name: "HAL", path: "/shapes/hal?n=24", settings: ["paginate=next:_links.next.href", "total=total"],
             items: "_embedded.orders", count: 24),
         .init(
             name: "Jira", path: "/shapes/jira?n=26",
@@ -98,7 +100,7 @@ struct PaginationDetectionTests {
         try await withServer { server in
             do {
                 _ = try await Paginator<Thing>.detecting(
-                    client: sharedClient, request: Request(url: server.url("/shapes/marker?n=30")))
+                    client: sharedClient, request: Request(url: server.url("/shapes/marker?n=30&param=resume_from")))
                 Issue.record("expected an unknown cursor parameter")
             } catch let error as PaginationDetectionError {
                 #expect(error.kind == .unknownCursorParameter)

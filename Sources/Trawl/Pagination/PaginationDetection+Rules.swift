@@ -10,6 +10,7 @@ extension PaginationDetection {
         ["links", "next", "href"], ["@odata.nextLink"], ["odata.nextLink"], ["next_page"], ["nextLink"],
         ["next_page_url"], ["nextPageUrl"], ["next_url"], ["meta", "next"], ["meta", "links", "next"],
         ["pagination", "next_url"], ["pagination", "next_page_url"], ["nextPage"],
+        ["meta", "pagination", "links", "next"],  // PHP's Fractal, Laravel transformers
     ]
 
     /// Key paths known to hold a cursor, and the request parameter each convention sends it as (`nil`: decided
@@ -28,6 +29,7 @@ extension PaginationDetection {
         (["cursor"], "cursor"),  // Bluesky
         (["after"], "after"),
         (["data", "after"], "after"),  // Reddit
+        (["next_page"], "cursor"),  // fastapi-pagination's CursorPage (a string; a number is a page number)
     ]
 
     static let pageTotalKeys = [
@@ -61,22 +63,32 @@ extension PaginationDetection {
                 settings: [Setting(name: "paginate", value: spec)] + options.map { Setting(name: $0.0, value: $0.1) },
                 readsPath: reads, firstPageItems: elements.count)
         }
-        if LinkHeader(headers: headers, baseURL: url).next != nil { return plan(.link(), "link") }
+        // A total the body announces where no page or offset rule reads it (Fractal's meta.pagination.total):
+        // a next-URL, cursor or Link walk checks its item count against it.
+        let checked = checkedTotal(body, items: items)
+        func checking(_ style: PaginationStyle) -> PaginationStyle { style.checkingTotal(at: checked) }
+        let totalOption = checked.map { [("total", $0.description)] } ?? []
+        if LinkHeader(headers: headers, baseURL: url).next != nil {
+            return plan(checking(.link()), "link", totalOption)
+        }
         guard case .object = body else {
+            if let paged = headerPlan(headers, url: url, pageItems: elements.count, plan: plan) { return paged }
             var single = plan(.link(), "link")
             single.isSinglePage = true
             return single
         }
         if let path = nextURLPath(body, items: items, url: url) {
             let keyPath = keyPath(path)
-            return plan(.nextURL(at: keyPath), "next:\(keyPath)", reads: keyPath)
+            return plan(checking(.nextURL(at: keyPath)), "next:\(keyPath)", totalOption, reads: keyPath)
         }
         for (path, known) in cursorPaths {
             guard let value = value(body, path), isCursorLike(value) else { continue }
+            if path == ["next_page"], case .number = value { continue }
             let keyPath = keyPath(path)
             let param = known ?? (body["has_more"] != nil ? "start_cursor" : "cursor")
             return plan(
-                .cursor(at: keyPath, param: param), "cursor:\(keyPath)", [("cursor_param", param)], reads: keyPath)
+                checking(.cursor(at: keyPath, param: param)), "cursor:\(keyPath)",
+                [("cursor_param", param)] + totalOption, reads: keyPath)
         }
         if let hasMore = body["has_more"], hasMore.boolValue != nil, let last = elements.last, last["id"] != nil {
             let idPath = JSONKeyPath(components: items.components + [.index(-1), .key("id")])
@@ -92,6 +104,8 @@ extension PaginationDetection {
             return plan(
                 .offset(param: offsetKey, limitParam: limitKey, limit: limit, total: total), "offset", options)
         }
+        if let paged = requestPlan(body, items: items, url: url, plan: plan) { return paged }
+        if let paged = headerPlan(headers, url: url, pageItems: elements.count, plan: plan) { return paged }
         // A next-URL key present but null: the first page is the last one of a next-URL walk.
         if let path = nextURLPaths.first(where: { value(body, $0) == .null }) {
             let keyPath = keyPath(path)
@@ -116,7 +130,11 @@ extension PaginationDetection {
     /// to the same path as the page's and whose key does not name another relation (`self`, `prev`, …).
     static func nextURLPath(_ body: JSONValue, items: JSONKeyPath, url: String) -> [String]? {
         for path in nextURLPaths {
-            if case .string(let text)? = value(body, path), looksLikeURL(text) { return path }
+            if case .string(let text)? = value(body, path), looksLikeURL(text),
+                let resolved = PaginationStyle.resolve(text, against: url), looksLikeURL(resolved)
+            {
+                return path
+            }
         }
         let pagePath = URLComponents(string: url)?.path
         for (path, value) in scalarPaths(body, items: items) {
@@ -132,11 +150,19 @@ extension PaginationDetection {
         return nil
     }
 
-    /// Whether `text` is an absolute http(s) URL or a relative reference with a query (`/things?page=2`).
+    /// Whether `text` is an absolute http(s) URL or a relative reference with a query (`/things?page=2`,
+    /// `?page=2`, python-eve's `items?page=2`, `../items?page=2`), which resolves against the page's URL as a
+    /// browser resolves it (RFC 3986). A cursor (base64, an id) has no `?`, so it is never taken for one.
     static func looksLikeURL(_ text: String) -> Bool {
         let lower = text.lowercased()
         if lower.hasPrefix("https://") || lower.hasPrefix("http://") { return true }
-        return (text.hasPrefix("/") || text.hasPrefix("?")) && text.contains("=") && !text.contains(" ")
+        guard !text.contains(where: { $0 == " " || $0.isNewline }), let question = text.firstIndex(of: "?") else {
+            return false
+        }
+        let path = text[..<question]
+        // A scheme (`mailto:`, `javascript:`) or an authority (`//host`) is no relative page reference.
+        if path.contains(":") || path.hasPrefix("//") { return false }
+        return text[question...].contains("=")
     }
 
     /// The number at `key`, at the top level or one object down (not inside the items).
@@ -210,6 +236,76 @@ extension PaginationDetection {
                 nil)
         }
         return nil
+    }
+
+    /// The item total the body announces anywhere in its first three levels (Fractal: `meta.pagination.total`),
+    /// by the first of ``itemTotalKeys`` found (so `total` wins over Fractal's per-page `count`).
+    static func checkedTotal(_ body: JSONValue, items: JSONKeyPath) -> JSONKeyPath? {
+        let scalars = scalarPaths(body, items: items)
+        for key in itemTotalKeys {
+            for (path, value) in scalars where path.last == key {
+                if value.int64Value.map({ $0 >= 0 }) == true { return keyPath(path) }
+            }
+        }
+        return nil
+    }
+
+    /// A body with an item total and nothing else (django-ninja's `{"items": […], "count": 1234}`) whose request
+    /// URL says how it pages: `page` with a page size (`page_size`, `per_page`, `size`) makes a page walk whose
+    /// total the count gives; `offset` (or `skip`) with `limit` an offset walk.
+    static func requestPlan(
+        _ body: JSONValue, items: JSONKeyPath, url: String,
+        plan: (PaginationStyle, String, [(String, String)], JSONKeyPath?) -> PaginationDetection
+    ) -> PaginationDetection? {
+        guard let (total, _) = number(body, itemTotalKeys, items: items) else { return nil }
+        for (offsetKey, limitKey) in [("offset", "limit"), ("skip", "limit"), ("offset", "page_size")] {
+            guard QueryEditing.int(offsetKey, in: url) != nil, let limit = QueryEditing.int(limitKey, in: url),
+                limit > 0
+            else { continue }
+            return plan(
+                .offset(param: offsetKey, limitParam: limitKey, limit: limit, total: total), "offset",
+                [
+                    ("param", offsetKey), ("limit_param", limitKey), ("limit", String(limit)),
+                    ("total", total.description),
+                ],
+                nil)
+        }
+        guard let param = ["page", "p"].first(where: { QueryEditing.int($0, in: url) != nil }),
+            ["page_size", "per_page", "pageSize", "perPage", "size", "limit"].contains(where: {
+                QueryEditing.int($0, in: url).map { $0 > 0 } == true
+            })
+        else { return nil }
+        let start = QueryEditing.int(param, in: url) ?? 1
+        var options: [(String, String)] = param == "page" ? [] : [("param", param)]
+        if start != 1 { options.append(("start", String(start))) }
+        return plan(
+            .page(param: param, start: start, totalItems: total), "page", options + [("total", total.description)], nil)
+    }
+
+    /// A page whose headers announce more than it holds (``HeaderTotals``: flask-smorest's `X-Pagination`, GitLab's
+    /// `X-Total-Pages` and `X-Next-Page`, `X-Total-Count`, WordPress's `X-WP-Total`, `Content-Range`): an offset
+    /// walk when the request URL has an offset, else a page walk; either reads the headers' totals on its own.
+    static func headerPlan(
+        _ headers: HTTPHeaders, url: String, pageItems: Int,
+        plan: (PaginationStyle, String, [(String, String)], JSONKeyPath?) -> PaginationDetection
+    ) -> PaginationDetection? {
+        let totals = HeaderTotals(headers)
+        let more =
+            (totals.pages.map { $0 > 1 } ?? false) || (totals.items.map { $0 > pageItems } ?? false)
+            || totals.nextPage != nil
+        guard more, pageItems > 0 else { return nil }
+        for (offsetKey, limitKey) in [("offset", "limit"), ("skip", "limit"), ("start", "limit")] {
+            guard QueryEditing.int(offsetKey, in: url) != nil else { continue }
+            let limit = QueryEditing.int(limitKey, in: url) ?? pageItems
+            return plan(
+                .offset(param: offsetKey, limitParam: limitKey, limit: limit), "offset",
+                [("param", offsetKey), ("limit_param", limitKey), ("limit", String(limit))], nil)
+        }
+        let param = ["page", "p", "_page"].first { QueryEditing.value($0, in: url) != nil } ?? "page"
+        let start = QueryEditing.int(param, in: url) ?? totals.page ?? 1
+        var options: [(String, String)] = param == "page" ? [] : [("param", param)]
+        if start != 1 { options.append(("start", String(start))) }
+        return plan(.page(param: param, start: start), "page", options, nil)
     }
 
     /// A key at the top level or one object down whose name says cursor or token and whose value is a non-empty

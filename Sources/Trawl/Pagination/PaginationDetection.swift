@@ -246,6 +246,8 @@ public struct PaginationDetectionError: Error, Sendable, Hashable, CustomStringC
     public var candidates: [Candidate] = []
     public var cursorPath: JSONKeyPath?
     public var topLevelKeys: [String] = []
+    /// The candidate plans tried on page 2, none of which fit.
+    public var probes: [DetectionProbe] = []
 
     public var description: String { message }
 }

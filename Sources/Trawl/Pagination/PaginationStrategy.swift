@@ -32,6 +32,8 @@ public protocol PaginationStrategy: Sendable {
     func plannedPages(after first: PageResponse) -> PlannedPages?
     /// The total number of items, when the page says.
     func total(in page: PageResponse) -> Int?
+    /// Where ``total(in:)`` read it, for messages (`'total' in the body`, `the X-Total-Count header`).
+    func totalSource(in page: PageResponse) -> String?
     /// What is wrong with a page's pagination data, when something is (a cursor that is an object, `has_more`
     /// true with no cursor, a negative total): the walk fails there with this message rather than ending early
     /// or guessing. `nil` (the default) when the data is usable.
@@ -43,6 +45,7 @@ extension PaginationStrategy {
     public func remaining(after first: PageResponse) -> [PageRequest]? { nil }
     public func plannedPages(after first: PageResponse) -> PlannedPages? { remaining(after: first).map(PlannedPages.init) }
     public func total(in page: PageResponse) -> Int? { nil }
+    public func totalSource(in page: PageResponse) -> String? { total(in: page).map { _ in "the first page" } }
     public func problem(in page: PageResponse) -> String? { nil }
 }
 

@@ -26,6 +26,16 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     package let kind: Kind
     /// Set by detection: a page without the value at this key path contradicts the detected plan.
     package var expectedPath: JSONKeyPath?
+    /// Where the body announces the item total when the style itself reads none (a next URL or a cursor walk with
+    /// Fractal's `meta.pagination.total`): read as a completeness check only (``total(in:)``).
+    public var totalPath: JSONKeyPath?
+
+    /// This style also reading the item total at `path` (`--total` with `next:`, `cursor:` or `link`).
+    public func checkingTotal(at path: JSONKeyPath?) -> PaginationStyle {
+        var style = self
+        style.totalPath = path
+        return style
+    }
 
     /// `param=start, start+1, …`; stops at the total pages when known (`totalPages`, or `totalItems` with a
     /// page size), else at the first empty page. `pages` fetches exactly that range of pages.
@@ -67,13 +77,16 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     }
 
     public var capturePaths: [JSONKeyPath] {
-        switch kind {
+        let paths: [JSONKeyPath] =
+            switch kind {
         case .page(_, _, _, _, let totalPages, let totalItems, _): [totalPages, totalItems].compactMap { $0 }
         case .offset(_, _, _, let total): [total].compactMap { $0 }
         case .cursor(let path, _, let hasMore): [path] + [hasMore].compactMap { $0 }
         case .nextURL(let path): [path]
         case .link: []
         }
+        guard let totalPath, !paths.contains(totalPath) else { return paths }
+        return paths + [totalPath]
     }
 
     public func first(_ request: Request) -> PageRequest {
@@ -278,12 +291,31 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         }
     }
 
+    /// The item total: the body's (at the style's total path, else at ``totalPath``), else the headers' (see
+    /// ``HeaderTotals``).
     public func total(in page: PageResponse) -> Int? {
-        switch kind {
-        case .page(_, _, _, _, _, let totalItems, _): page.int(at: totalItems)
-        case .offset(_, _, _, let total): page.int(at: total)
-        default: nil
+        if let (path, _) = bodyTotalPath(page) { return page.int(at: path) }
+        return page.headerTotals.items
+    }
+
+    /// Where ``total(in:)`` read the total: `'meta.pagination.total' in the body`, `the X-Total-Count header`.
+    public func totalSource(in page: PageResponse) -> String? {
+        if let (path, _) = bodyTotalPath(page) { return "'\(path)' in the body" }
+        return page.headerTotals.itemsSource
+    }
+
+    /// The key path of the body's item total, when the page holds a count there.
+    private func bodyTotalPath(_ page: PageResponse) -> (JSONKeyPath, Int)? {
+        let own: JSONKeyPath? =
+            switch kind {
+            case .page(_, _, _, _, _, let totalItems, _): totalItems
+            case .offset(_, _, _, let total): total
+            default: nil
+            }
+        for path in [own, totalPath].compactMap({ $0 }) {
+            if let count = page.int(at: path) { return (path, count) }
         }
+        return nil
     }
 
     private var firstNumber: Int {
@@ -295,8 +327,11 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     private func pageCount(_ page: PageResponse) -> Int? {
         guard case .page(_, _, _, let size, let totalPages, let totalItems, _) = kind else { return nil }
         if let pages = page.int(at: totalPages) { return pages }
-        guard let items = page.int(at: totalItems) else { return nil }
-        let perPage = size ?? (page.position == .number(firstNumber) ? page.itemCount : 0)
+        // The body's counts first; the headers' (X-Total-Pages, X-Pagination, …) when the body has none.
+        let headers = page.headerTotals
+        if page.int(at: totalItems) == nil, let pages = headers.pages { return pages }
+        guard let items = page.int(at: totalItems) ?? headers.items else { return nil }
+        let perPage = size ?? headers.perPage ?? (page.position == .number(firstNumber) ? page.itemCount : 0)
         guard perPage > 0 else { return items == 0 ? 0 : nil }
         return items / perPage + (items % perPage == 0 ? 0 : 1)
     }

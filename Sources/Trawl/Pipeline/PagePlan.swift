@@ -102,6 +102,8 @@ package struct PagePlan: Sendable {
     package private(set) var itemsCompleted = 0
     /// The total number of items the first page announced.
     package private(set) var expectedItems: Int?
+    /// Where the first page announced it (`the X-Total-Count header`, `'total' in the body`).
+    package private(set) var expectedItemsSource: String?
     /// The number of pages of a planned walk (the first included), once planned.
     package private(set) var pageTotal: Int?
     /// Why the walk ended early, when it did.
@@ -131,6 +133,7 @@ package struct PagePlan: Sendable {
         self.origins = origins
         state = .planned
         expectedItems = strategy.total(in: first)
+        expectedItemsSource = strategy.totalSource(in: first)
         planSource = first.request
         planServedFrom = first.head.url
         plan = cap(strategy.plannedPages(after: first) ?? PlannedPages([]), firstItems: first.itemCount)
@@ -271,6 +274,7 @@ package struct PagePlan: Sendable {
         case .awaitingFirst:
             count(page)
             expectedItems = strategy.total(in: page)
+            expectedItemsSource = strategy.totalSource(in: page)
             if limits.concurrency > 1, let rest = strategy.plannedPages(after: page) {
                 plan = cap(rest, firstItems: page.itemCount)
                 pageTotal = plan.count + 1

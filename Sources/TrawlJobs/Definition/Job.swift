@@ -166,6 +166,9 @@ public struct JobSettings: Sendable, Hashable {
     /// Statuses that end a unit's serial walk cleanly after its first page (an API that answers 404 past the
     /// last page).
     public var stopStatuses: Set<Int> = []
+    /// A unit that ends with fewer items than its server announced (in the body or a header) is no failure of the
+    /// job (`--allow-short` / `allow_short`): it is flagged, and `trawl fetch` exits 0.
+    public var allowShort = false
     /// Longest wait for a connection (`--connect-timeout`); `nil` for the engine's default.
     public var connectTimeout: Duration?
     /// CAs, client certificate and verification for every source (a source's `tls:` overrides key by key).

@@ -102,9 +102,9 @@ extension PaginationStyle {
     public static let optionNames: [String: [String]] = [
         "page": ["param", "start", "size_param", "size", "total_pages", "total_items", "total", "pages"],
         "offset": ["param", "limit_param", "limit", "total", "total_items"],
-        "cursor": ["cursor", "param", "cursor_param", "has_more"],
-        "next": ["next"],
-        "link": ["page_param", "param"],
+        "cursor": ["cursor", "param", "cursor_param", "has_more", "total", "total_items"],
+        "next": ["next", "total", "total_items"],
+        "link": ["page_param", "param", "total", "total_items"],
     ]
 
     static let styleHint = "use link, page, offset, cursor:KEYPATH or next:KEYPATH"
@@ -211,22 +211,24 @@ extension PaginationStyle {
                 throw JobSpecError(
                     "param and cursor_param both given", hint: "give one of them", option: "cursor_param")
             }
-            return .cursor(
+            return PaginationStyle.cursor(
                 at: at,
                 param: try notEmpty(options.cursorParam ?? options.param, "param") ?? "cursor",
-                hasMore: options.hasMore ?? "has_more")
+                hasMore: options.hasMore ?? "has_more"
+            ).checkingTotal(at: options.total ?? options.totalItems)
         case "next":
             guard let at = try specPath(path, option: options.nextPath, name: "next", spec: spec) else {
                 throw JobSpecError(
                     "next pagination needs the key path of the next page's URL",
                     hint: "write next:KEYPATH, as in next:next or next:links.next")
             }
-            return .nextURL(at: at)
+            return PaginationStyle.nextURL(at: at).checkingTotal(at: options.total ?? options.totalItems)
         default:
             if options.param != nil, options.pageParam != nil, options.param != options.pageParam {
                 throw JobSpecError("param and page_param both given", hint: "give one of them", option: "page_param")
             }
-            return .link(pageParam: try notEmpty(options.pageParam ?? options.param, "page_param") ?? "page")
+            return PaginationStyle.link(pageParam: try notEmpty(options.pageParam ?? options.param, "page_param") ?? "page")
+                .checkingTotal(at: options.total ?? options.totalItems)
         }
     }
 
@@ -236,6 +238,11 @@ extension PaginationStyle {
     /// PaginationStyle.link().canonicalDescription   // "link page_param=page"
     /// ```
     public var canonicalDescription: String {
+        // A total read only as a check is said only when set, so that older jobs keep their fingerprints.
+        kindDescription + (totalPath.map { " check_total=\($0)" } ?? "")
+    }
+
+    private var kindDescription: String {
         func path(_ path: JSONKeyPath?) -> String { path.map { $0.description } ?? "-" }
         func int(_ value: Int?) -> String { value.map(String.init) ?? "-" }
         switch kind {

@@ -72,7 +72,30 @@ extension Job {
     /// redactor.redact("Bearer ghp_abc")   // "Bearer ${GITHUB_TOKEN}"
     /// ```
     public func redactor(environment: [String: String]) -> Redactor {
-        Redactor(secrets: secretNames.compactMap { name in environment[name].map { (name, $0) } })
+        // An OAuth2 client id or scope is an identifier, not a secret: not hidden (unless a secret uses it too).
+        let identifiers = Set(identifierTemplateNames).subtracting(secretTemplateNames)
+        return Redactor(
+            secrets: secretNames.filter { !identifiers.contains($0) }.compactMap { name in
+                environment[name].map { (name, $0) }
+            })
+    }
+
+    /// The `${NAME}`s of `auth:`'s `client_id` and `scope`.
+    private var identifierTemplateNames: [String] {
+        ([settings.auth] + sources.map(\.auth)).compactMap { $0 }.flatMap { auth in
+            auth.templates.filter { $0.key == "client_id" || $0.key == "scope" }.flatMap { template in
+                (try? JobTemplate(parsing: template.text))?.environmentNames ?? []
+            }
+        }
+    }
+
+    /// The `${NAME}`s of every other template (URLs, headers, bodies, the token URL and client secret).
+    private var secretTemplateNames: [String] {
+        let auth = ([settings.auth] + sources.map(\.auth)).compactMap { $0 }.flatMap { auth in
+            auth.templates.filter { $0.key != "client_id" && $0.key != "scope" }.map(\.text)
+        }
+        let texts = sources.flatMap { [$0.url] + $0.headers.map(\.value) + ($0.body.map { [$0] } ?? []) } + auth
+        return texts.flatMap { (try? JobTemplate(parsing: $0))?.environmentNames ?? [] }
     }
 }
 
@@ -123,13 +146,42 @@ public struct Redactor: Sendable {
     /// Whether there is anything to redact.
     public var isEmpty: Bool { replacements.isEmpty }
 
+    /// Values shorter than this are replaced only where they stand whole (a query value, a header value, a
+    /// path segment), never inside other text: `a` is no reason to garble `page` into `p${ID}ge`, and doing so
+    /// would show the value to anyone who compares the two.
+    public static let minimumInnerLength = 8
+
     /// `text` with every secret value replaced by its placeholder.
     public func redact(_ text: String) -> String {
         var text = text
         for replacement in replacements where text.contains(replacement.secret) {
-            text = text.replacing(replacement.secret, with: replacement.placeholder)
+            if replacement.secret.count >= Self.minimumInnerLength {
+                text = text.replacing(replacement.secret, with: replacement.placeholder)
+            } else {
+                text = Self.replacingWhole(replacement.secret, with: replacement.placeholder, in: text)
+            }
         }
         return text
+    }
+
+    /// Characters that continue a word around a short value (letters, digits and those a token or host holds).
+    private static func continuesWord(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || "-_.~%+${}".contains(character)
+    }
+
+    /// `text` with each occurrence of `value` that no word character touches on either side replaced.
+    static func replacingWhole(_ value: String, with placeholder: String, in text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: value) {
+            let before = range.lowerBound == rest.startIndex ? result.last : rest[rest.index(before: range.lowerBound)]
+            let after = range.upperBound == rest.endIndex ? nil : rest[range.upperBound]
+            let whole = !(before.map(continuesWord) ?? false) && !(after.map(continuesWord) ?? false)
+            result += rest[..<range.lowerBound]
+            result += whole ? placeholder : String(rest[range])
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 
     /// `text` with every placeholder replaced by its secret value (the reverse of `redact`).

@@ -30,6 +30,16 @@ public struct JobReport: Sendable, Codable {
     public var marks: [String: MarkChange]?
     /// With `--adaptive`: per host, the lowest, highest and final concurrency allowed.
     public var concurrency: [String: ConcurrencyRange]? = nil
+    /// A resumed run: what earlier runs of it had committed (the totals count only this run's pages).
+    public var kept: Kept? = nil
+
+    /// Pages and items an interrupted run had committed for the units this run went on with, and the units it
+    /// had finished (whose pages are in the output, not counted here).
+    public struct Kept: Sendable, Codable {
+        public var pages: Int
+        public var items: Int
+        public var units: Int
+    }
 
     public struct UnitCounts: Sendable, Codable {
         public var total = 0
@@ -139,7 +149,12 @@ public struct JobProgress: Sendable {
     public var unitsFailed = 0
     /// Units merged into the output by an earlier run (counted in `unitsDone`, their pages in no count here).
     public var unitsSkipped = 0
+    /// Pages written durably (committed): what a resume keeps.
     public var pagesDone = 0
+    /// Pages read so far, committed or not yet (a unit's pages commit in order, so this runs ahead).
+    public var pagesFetched = 0
+    /// Items in the pages read so far.
+    public var itemsFetched = 0
     /// Pages of this run known in advance, summed over the units whose page count is known.
     public var pagesPlanned = 0
     /// Units of this run whose page count is known: planned walks once their first page is in, chains once
@@ -211,7 +226,7 @@ final class JobMetrics: Sendable {
     }
 
     /// A successful response: counts the request, its bytes and latency (its items count once committed).
-    func pageFetched(source: String, host: String, bytes: Int, latency: Duration) {
+    func pageFetched(source: String, host: String, bytes: Int, items: Int, latency: Duration) {
         let ms = latency.seconds * 1000
         observer?.pageFetched(source: source, host: host, bytes: bytes, latency: latency)
         state.withLock { state in
@@ -225,6 +240,8 @@ final class JobMetrics: Sendable {
             update(&state.hosts[host, default: Scope()])
             state.progress.bytes += bytes
             state.progress.requests += 1
+            state.progress.pagesFetched += 1
+            state.progress.itemsFetched += items
         }
     }
 
@@ -241,6 +258,16 @@ final class JobMetrics: Sendable {
             update(&state.hosts[host, default: Scope()].stats)
             state.progress.pagesDone += 1
             state.progress.items += items
+        }
+    }
+
+    /// A request answered with a status that ends the walk (`stop_on_status`): counted, not as an error.
+    func requestEnded(source: String, host: String) {
+        state.withLock { state in
+            state.totals.stats.requests += 1
+            state.sources[source, default: Scope()].stats.requests += 1
+            state.hosts[host, default: Scope()].stats.requests += 1
+            state.progress.requests += 1
         }
     }
 

@@ -43,6 +43,9 @@ public struct JobRunOptions: Sendable {
     public var dependents: [DependentSource] = []
     /// Sees the job's counters as they change (`trawl fetch --metrics-listen`); none by default.
     public var metricsObserver: (any JobMetricsObserver)?
+    /// Told, once the state is read, what this run is: a new run after a finished one, or the resumption of an
+    /// interrupted one (`resuming run R: N pages kept, M units to go`). `trawl fetch` prints it on stderr.
+    public var announce: (@Sendable (String) -> Void)?
 
     public init(
         output: JobOutput, stateDirectory: String? = nil,
@@ -113,6 +116,10 @@ public final class JobRunner: Sendable {
     /// Counters for a progress display; cheap to read often.
     public var progress: JobProgress { metrics.progress }
 
+    /// Where the run keeps its state: the given directory, else the temporary one beside the output (kept when
+    /// the run does not complete, so that `--state` with it resumes).
+    public var stateDirectory: String { options.stateDirectory ?? defaultStateDirectory() }
+
     /// Runs the job to the end; see the type's documentation.
     public func run() async throws -> JobReport {
         let startedAt = Date()
@@ -120,9 +127,21 @@ public final class JobRunner: Sendable {
         try checkCache()
         let temporaryState = options.stateDirectory == nil
         let stateDirectory = options.stateDirectory ?? defaultStateDirectory()
+        // The state a run with --state finds: a finished run's starts a new run (whose full-refresh outputs are
+        // staged until complete, so the last snapshot stays whole meanwhile); an interrupted one's is resumed.
+        let existing = temporaryState || options.restart ? nil : Self.checkpoint(in: stateDirectory)
+        // A changed job (or another shard's state, or --with-meta changed) is refused by the store as before.
+        let afterFinished =
+            existing.map {
+                $0.complete && $0.fingerprint == fingerprint && $0.shard == options.shardLabel
+                    && $0.withMeta == options.withMeta
+            } == true
+        let staging = afterFinished
+            || existing.map { !$0.complete && $0.outputs.keys.contains { $0.hasSuffix(Self.stagedSuffix) } } == true
         let incremental = try prepareIncremental(&selected)
         let unitSlots = selected.map {
-            JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0, run: incremental?.runID))
+            JobStore.UnitSlot(
+                ordinal: $0.ordinal, id: $0.id, output: outputPath(for: $0, run: incremental?.runID, staging: staging))
         }
         let slots = childPlan?.slots(unitSlots, selected: selected) ?? unitSlots
         var storeOptions = JobStore.Options(
@@ -130,12 +149,28 @@ public final class JobRunner: Sendable {
             shard: options.shardLabel, withMeta: options.withMeta, restart: options.restart || temporaryState,
             redact: redact)
         if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
+        if afterFinished { storeOptions.restart = true }
+        let runID = storeOptions.runID ?? (afterFinished ? nil : existing?.run) ?? Self.newRunID()
+        storeOptions.runID = runID
         if let childPlan { storeOptions.expandChildren = { childPlan.expand($0, $1) } }
         storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
         let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count
         metrics.setUnits(total: selected.count, skipped: skipped)
+        if afterFinished {
+            let previous = existing?.run.map { "run \($0)" } ?? "the last run"
+            options.announce?(
+                "run \(runID): \(previous) finished, so this is a new run"
+                    + (staging && slots.contains { $0.output.hasSuffix(Self.stagedSuffix) }
+                        ? "; each output is written beside it (FILE\(Self.stagedSuffix)) and replaces it when complete"
+                        : ""))
+        } else if opened.resumed, !temporaryState {
+            let kept = opened.saved.values.reduce(0) { $0 + $1.pages }
+            options.announce?(
+                "resuming run \(runID): \(kept) pages kept"
+                    + (skipped > 0 ? " and \(skipped) units done" : "") + ", \(pending.count) units to go")
+        }
 
         var counts = JobReport.UnitCounts(total: selected.count, skipped: skipped)
         // The units are started from a loop as well (see `loop(for:)`): on the global pool, a pool thread blocked
@@ -152,13 +187,19 @@ public final class JobRunner: Sendable {
         counts.done = outcomes.filter { !$0 }.count
         counts.failed = outcomes.filter { $0 }.count
         await scheduler.cancelAll()
-        let closed = try await store.close()
+        var closed = try await store.close()
         if closed.complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        if closed.complete, staging { try publishStaged(&closed.outputs) }
         var report = metrics.report(
             startedAt: startedAt, complete: closed.complete, resumed: opened.resumed, units: counts,
             outputs: closed.outputs, flags: closed.flags,
             stateDirectory: closed.complete && temporaryState ? nil : stateDirectory)
         if settings.adaptive { report.concurrency = await scheduler.concurrencyReport }
+        if opened.resumed, !afterFinished, !temporaryState {
+            report.kept = JobReport.Kept(
+                pages: opened.saved.values.reduce(0) { $0 + $1.pages },
+                items: opened.saved.values.reduce(0) { $0 + $1.items }, units: skipped)
+        }
         let ordinals = Dictionary(selected.map { ($0.id, $0.ordinal) }, uniquingKeysWith: { first, _ in first })
         report.marks = try incremental.map { try commitIncremental($0, complete: closed.complete) }
         report.failures.sort { (ordinals[$0.unit] ?? 0, $0.pageIndex) < (ordinals[$1.unit] ?? 0, $1.pageIndex) }
@@ -202,13 +243,53 @@ public final class JobRunner: Sendable {
         return loops[unit.ordinal % loops.count]
     }
 
-    private func outputPath(for unit: WorkUnit, run: String?) -> String {
+    private func outputPath(for unit: WorkUnit, run: String?, staging: Bool) -> String {
+        let path: String
         switch options.output {
-        case .file(let path): return path
+        case .file(let file): path = file
         case .directory(let directory) where run != nil && unit.incremental != nil:
+            // Each incremental run has a file of its own: nothing to stage.
             return directory + "/" + unit.source + "/" + (run ?? "") + ".jsonl"
-        case .directory(let directory): return directory + "/" + unit.source + ".jsonl"
+        case .directory(let directory): path = directory + "/" + unit.source + ".jsonl"
         }
+        return staging && Self.isStageable(path) ? path + Self.stagedSuffix : path
+    }
+
+    /// A new run over a finished one writes each regular output here first, beside it.
+    static let stagedSuffix = ".trawl-next"
+
+    /// Whether `path` is a regular file or nothing yet (a pipe or device is written in place).
+    static func isStageable(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return true }
+        return attributes[.type] as? FileAttributeType == .typeRegular
+    }
+
+    /// Renames each complete staged output over the one it replaces (rename(2): a reader sees the old snapshot or
+    /// the new one, never a part).
+    private func publishStaged(_ outputs: inout [JobReport.OutputRecord]) throws {
+        for index in outputs.indices where outputs[index].path.hasSuffix(Self.stagedSuffix) {
+            let staged = outputs[index].path
+            let final = String(staged.dropLast(Self.stagedSuffix.count))
+            // The new snapshot keeps the mode the old one had (a user's 0600 output stays 0600).
+            var old = stat()
+            if stat(final, &old) == 0 { _ = chmod(staged, old.st_mode & 0o7777) }
+            guard rename(staged, final) == 0 else {
+                throw JobError.state(
+                    "the new output \(staged) is complete but could not replace \(final) "
+                        + "(\(String(cString: strerror(errno))))",
+                    hint: "move it there yourself; the state says the run finished")
+            }
+            try DurableFiles.syncDirectory(containing: final)
+            outputs[index].path = final
+        }
+    }
+
+    /// The checkpoint in `directory`, when one is there and readable and intact.
+    static func checkpoint(in directory: String) -> Checkpoint? {
+        guard let bytes = try? DurableFiles.read(directory + "/checkpoint.json"),
+            let (checkpoint, intact) = try? Checkpoint.read(bytes), intact
+        else { return nil }
+        return checkpoint
     }
 
     private func defaultStateDirectory() -> String {
@@ -243,10 +324,12 @@ public final class JobRunner: Sendable {
                 state.status = .done
                 state.next = nil
                 if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil {
+                    let from = state.expectedFrom.map { " (\($0))" } ?? ""
                     state.setFlag(CompletenessFlag(
                         source: unit.source, unit: unit.id, kind: .shortOfTotal,
                         message:
-                            "the server announced \(expected) items but its pages held \(state.items) (a search cap?)"))
+                            "the server announced \(expected) items\(from) but its pages held \(state.items), "
+                            + "\(state.pages) page(s) written"))
                 }
             } catch let failure as PaginationError {
                 var record = driver.record(failure)

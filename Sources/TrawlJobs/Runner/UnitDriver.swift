@@ -209,6 +209,7 @@ struct UnitDriver: Sendable {
         state.items = plan.itemsCompleted
         if isFirst {
             state.expectedItems = plan.expectedItems
+            state.expectedFrom = plan.expectedItemsSource
             if plan.isPlanned {
                 state.first = StoredPage(response, redact: runner.redact, restore: restore)
                 state.pageTotal = plan.pageTotal
@@ -303,12 +304,20 @@ struct UnitDriver: Sendable {
                 page.host = host
                 if page.notModified { runner.metrics.notModified(source: unit.source, host: host) }
                 runner.metrics.pageFetched(
-                    source: unit.source, host: host, bytes: page.bodyBytes, latency: page.latency)
+                    source: unit.source, host: host, bytes: page.bodyBytes, items: page.itemCount,
+                    latency: page.latency)
                 return page
             case .failure(var failure):
                 try Task.checkCancellation()
                 let made = attempts.made
                 let next = attempts.failed(retryable: policy.isRetryable(failure))
+                if next == .fail, index > 0, let status = failure.status, runner.settings.stopStatuses.contains(status) {
+                    // The end the user named (`--stop-on-status 404` past DRF's last page): no error in progress
+                    // or summary. (A planned page with that status still fails its walk, and is listed as failed.)
+                    runner.metrics.requestEnded(source: unit.source, host: host)
+                    failure.attempts = made
+                    throw failure
+                }
                 runner.metrics.attemptFailed(source: unit.source, host: host, retried: next != .fail)
                 guard case .retry(let delay) = next else {
                     failure.attempts = made

@@ -96,6 +96,8 @@ struct Checkpoint: Codable, Sendable {
         var failure: String?
         /// The item total the first page announced, when the strategy reads one.
         var expectedItems: Int?
+        /// Where it was announced (`the X-Total-Count header`, `'total' in the body`).
+        var expectedFrom: String?
         /// Signs that the unit's collection is not all there (a cap reached, `incomplete_results`), kept with
         /// the pages they were found on so that a resumed run still reports them.
         var flags: [CompletenessFlag]?

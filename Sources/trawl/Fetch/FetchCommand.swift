@@ -15,20 +15,18 @@ struct Fetch: AsyncParsableCommand {
             With --state DIR the job survives crashes and kill -9: the same command resumes where the last \
             checkpoint left off and the output ends identical to an uninterrupted run's. \
             Exit status: 0 every page fetched; 1 some pages failed after their retries (listed, with the \
-            command that retries only them; the output still holds every item read, in job order) or the job \
-            could not run; 2 bad usage.
+            command that retries only them; the output still holds every item read, in job order), a unit \
+            ended short of the total its server announced (--allow-short accepts it), or the job could not \
+            run; 2 bad usage. Only items go to stdout (-o -); everything else to stderr.
             """)
 
     @Argument(help: "A job file (.json, .yaml or .yml), or one source's URL (http:// or https://).")
     var jobFile: String?
 
-    @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
-    var url: String?
+    @OptionGroup(title: "Essentials") var essentials: FetchEssentials
 
-    @Option(help: "Key path of the items in each page ('' or '$' for a bare array; absent or 'auto': detected).")
-    var items: String?
+    @OptionGroup(title: "Pagination (detected when absent)") var pagination: PaginationFlags
 
-    @OptionGroup var pagination: PaginationFlags
 
     @OptionGroup var walk: WalkFlags
 
@@ -73,18 +71,6 @@ struct Fetch: AsyncParsableCommand {
 
     @Option(name: .customLong("name"), help: "The source's name with --url (default 'items').")
     var name: String = "items"
-
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The JSONL output file (default NAME.jsonl).")
-    var output: String?
-
-    @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
-    var outputDirectory: String?
-
-    @Option(help: "State directory: checkpoint and in-progress units; makes the job resumable.")
-    var state: String?
-
-    @Flag(help: "Ignore saved state and start over (the output is rewritten).")
-    var restart = false
 
     @Flag(name: .customLong("with-meta"), help: "Wrap items: {\"source\",\"unit\",\"page\",\"item\"}.")
     var withMeta = false
@@ -135,6 +121,13 @@ struct Fetch: AsyncParsableCommand {
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No progress display and no summary.")
     var quiet = false
+
+    var url: String? { essentials.url }
+    var items: String? { essentials.items }
+    var output: String? { essentials.output }
+    var outputDirectory: String? { essentials.outputDirectory }
+    var state: String? { essentials.state }
+    var restart: Bool { essentials.restart }
 
     func validate() throws {
         if jobFile == nil, url == nil { throw ValidationError("give a job file or a URL (or --url)") }
@@ -202,16 +195,36 @@ struct Fetch: AsyncParsableCommand {
                     + "SLURM_ARRAY_TASK_ID are not set; set one, or pass --shard I/\(shardCount) instead")
         }
         cluster.announce(job.settings, shard: selectedShard)
-        var options = JobRunOptions(output: outputTarget(job), stateDirectory: state, environment: environment)
+        let target = outputTarget(job)
+        if case .file(let path) = target, Self.sourceCount(job) > 1, !withMeta, !quiet {
+            // Asked for: one file. Not silently, though: nothing on a line says which source it came from.
+            let note =
+                "note: the \(Self.sourceCount(job)) sources of this job all go into \(path) and no line says "
+                + "which source it came from: --output-dir DIR writes one file per source, --with-meta tags "
+                + "each line with its source\n"
+            FileHandle.standardError.write(Data(TerminalText.safe(note).utf8))
+        }
+        var options = JobRunOptions(output: target, stateDirectory: state, environment: environment)
         options.restart = restart
         options.withMeta = withMeta
         options.firstPages = FetchDetection.replay(firstPages)
+        if !quiet {
+            options.announce = { FileHandle.standardError.write(Data(TerminalText.safe($0 + "\n").utf8)) }
+        }
         if let maxPageBytes { options.maxPageBytes = max(1, maxPageBytes) }
         let exporter = try await metrics.start(shard: selectedShard, settings: job.settings)
         options.metricsObserver = exporter?.metrics
         let runner = try JobRunner(job: job, options: options, shard: selectedShard)
         let display = JobProgressDisplay(quiet: quiet)
         display.start { runner.progress }
+        let resume = resumeCommand(stateDirectory: state == nil ? runner.stateDirectory : nil)
+        let interrupt = FetchInterrupt.install { [state] in
+            let progress = runner.progress
+            return "\ninterrupted: \(progress.pagesDone) pages and \(progress.items) items fetched in this run; "
+                + "every page committed before now is kept in \(state ?? runner.stateDirectory)\n"
+                + "resume with: \(resume)\n"
+        }
+        defer { interrupt.cancel() }
         let result: JobReport
         do {
             result = try await runner.run()
@@ -223,9 +236,16 @@ struct Fetch: AsyncParsableCommand {
         display.stop(runner.progress)
         await exporter?.finish()
         if let report { try JobSummary.writeReport(result, to: report) }
-        if !quiet { print(JobSummary.text(result)) }
+        // Only items go to stdout (`-o -`, `trawl fetch URL -o - | jq`): the summary is for the person, on stderr.
+        if !quiet { FileHandle.standardError.write(Data(TerminalText.safe(JobSummary.text(result) + "\n").utf8)) }
         if !result.failures.isEmpty || !result.complete {
             let text = JobSummary.failureText(result, retry: retryCommand(result))
+            FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
+            throw ExitCode(1)
+        }
+        let short = result.flags.filter { $0.kind == .shortOfTotal }
+        if !short.isEmpty, !job.settings.allowShort {
+            let text = JobSummary.shortText(short, outputs: result.outputs)
             FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
             throw ExitCode(1)
         }
@@ -314,16 +334,24 @@ struct Fetch: AsyncParsableCommand {
 
     private func outputTarget(_ job: Job) -> JobOutput {
         if let outputDirectory { return .directory(outputDirectory) }
+        // `-o -` is stdout, as curl spells it: written in place like any pipe or device.
+        if output == "-" { return .file("/dev/stdout") }
         if let output { return .file(output) }
         if let jobFile = jobFilePath {
             // A pipe or process substitution (/dev/fd/63) names nothing: its number would name the output.
             let attributes = try? FileManager.default.attributesOfItem(atPath: jobFile)
-            guard attributes?[.type] as? FileAttributeType == .typeRegular else { return .file("job.jsonl") }
-            let base = (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension
+            let base =
+                attributes?[.type] as? FileAttributeType == .typeRegular
+                ? (PathName.lastComponent(of: jobFile) as NSString).deletingPathExtension : "job"
+            // Sources of several shapes never share a file unasked: one file per source, BASE/SOURCE.jsonl.
+            if Self.sourceCount(job) > 1 { return .directory(base) }
             return .file(base + ".jsonl")
         }
         return .file(name + ".jsonl")
     }
+
+    /// The job's distinct source names.
+    static func sourceCount(_ job: Job) -> Int { Set(job.sources.map(\.name)).count }
 
     /// Whether two paths name the same file: equal once made absolute and standardized, or the same inode.
     static func samePath(_ first: String, _ second: String) -> Bool {
@@ -339,10 +367,15 @@ struct Fetch: AsyncParsableCommand {
 
     /// The same command with the state directory the failed run left, so only what is missing is fetched.
     private func retryCommand(_ report: JobReport) -> String {
+        resumeCommand(stateDirectory: state == nil ? report.stateDirectory : nil)
+    }
+
+    /// The same command (credential headers redacted, without `--restart`), with `--state DIRECTORY` when given.
+    private func resumeCommand(stateDirectory: String?) -> String {
         let command = Self.retryArguments(
             Self.redactingHeaders(
                 Array(CommandLine.arguments.dropFirst()), sensitive: Set(walk.sensitiveHeaders.map { $0.lowercased() })),
-            addingState: state == nil ? report.stateDirectory : nil)
+            addingState: stateDirectory)
         return (["trawl"] + command).map(JobSummary.shellQuoted).joined(separator: " ")
     }
 
@@ -394,5 +427,58 @@ struct Fetch: AsyncParsableCommand {
             result.insert(contentsOf: ["--state", directory], at: separator)
         }
         return result
+    }
+}
+
+/// The flags most runs use, shown first by `trawl fetch --help`.
+struct FetchEssentials: ParsableArguments {
+    @Option(help: "One source's URL (template: {param} from --matrix, ${ENV} from the environment).")
+    var url: String?
+
+    @Option(help: "Key path of the items in each page ('' or '$' for a bare array; absent or 'auto': detected).")
+    var items: String?
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "The JSONL output file (default NAME.jsonl); '-' for stdout, which only items ever reach.")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "One JSONL file per source in this directory.")
+    var outputDirectory: String?
+
+    @Option(
+        help: """
+            State directory: checkpoint and in-progress units; makes the job resumable (a finished job's next run \
+            is a new one).
+            """)
+    var state: String?
+
+    @Flag(help: "Ignore saved state and start over (the output is rewritten).")
+    var restart = false
+}
+
+/// Ctrl-C during `trawl fetch`: what was kept and the command that resumes, on stderr, then exit 130 at once.
+/// Stopping there is as safe as `kill -9`, which a run with state survives by design (every page is durable
+/// before the checkpoint counts it); nothing is flushed or cut short that a resume would need.
+final class FetchInterrupt {
+    private let source: any DispatchSourceSignal
+
+    private init(source: any DispatchSourceSignal) { self.source = source }
+
+    static func install(_ message: @escaping @Sendable () -> String) -> FetchInterrupt {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            try? OutputWriting.write(Array(TerminalText.safe(message()).utf8), to: 2, name: "stderr")
+            _exit(130)
+        }
+        source.resume()
+        return FetchInterrupt(source: source)
+    }
+
+    /// Ctrl-C ends the process as usual again.
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }

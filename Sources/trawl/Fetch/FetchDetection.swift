@@ -74,6 +74,7 @@ struct FetchDetection {
             Self.say(
                 source.detectsPagination ? detection.settings : [], items: detection.items, url: source.url,
                 single: detection.isSinglePage && source.detectsPagination, from: nil)
+            Self.say(first.probes)
             kept.append(Self.stored(detection, source: source))
             pages.append(first)
         }
@@ -129,6 +130,10 @@ struct FetchDetection {
     /// The error for a first page whose shape detection cannot read: what was found and the flags to set.
     private func failure(_ error: PaginationDetectionError, url: String) -> Error {
         var lines = ["error: cannot detect the pagination of \(url): \(error.message)"]
+        if !error.probes.isEmpty {
+            lines.append("page 2 was tried with each plan that could fit; none did:")
+            lines += Self.probeLines(error.probes)
+        }
         switch error.kind {
         case .ambiguousItems:
             lines.append("candidates:")
@@ -155,7 +160,7 @@ struct FetchDetection {
     }
 
     /// The flags that pin a detected plan: `--paginate next:links.next --items data`.
-    static func flags(_ settings: [PaginationDetection.Setting], items: JSONKeyPath) -> [String] {
+    static func flags(_ settings: [PaginationDetection.Setting], items: JSONKeyPath?) -> [String] {
         let names = [
             "paginate": "--paginate", "param": "--page-param", "cursor_param": "--cursor-param",
             "limit_param": "--limit-param", "limit": "--page-size", "total": "--total", "total_pages": "--total-pages",
@@ -163,7 +168,21 @@ struct FetchDetection {
         ]
         var result: [String] = []
         for setting in settings { result += [names[setting.name] ?? "--\(setting.name)", setting.value] }
-        return result + ["--items", items.description]
+        return result + (items.map { ["--items", $0.description] } ?? [])
+    }
+
+    /// The page-2 probes that settled (or failed to settle) a plan, one line each, on stderr.
+    static func probeLines(_ probes: [DetectionProbe]) -> [String] {
+        probes.map { probe in
+            let plan = flags(probe.plan, items: nil).map(JobSummary.shellQuoted).joined(separator: " ")
+            return "  probe: \(plan): page 2 (\(probe.url)): \(probe.outcome)\(probe.accepted ? " (taken)" : "")"
+        }
+    }
+
+    static func say(_ probes: [DetectionProbe]) {
+        guard !probes.isEmpty else { return }
+        let text = probeLines(probes).joined(separator: "\n") + "\n"
+        FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
     }
 
     /// The `detected:` line, first on stderr.

@@ -76,8 +76,11 @@ final class JobProgressDisplay: Sendable {
         parts.append("units \(progress.unitsDone + progress.unitsFailed)/\(progress.unitsTotal)")
         // A total only once every unit's page count is known: before, it would count only the units planned so
         // far and read as the job's total.
-        parts.append("pages \(progress.pagesDone)" + (progress.pagesTotal.map { "/\($0)" } ?? ""))
-        parts.append("items \(progress.items)")
+        // Pages and items as they are read; the committed count (what a resume keeps) lags and says so.
+        let fetched = max(progress.pagesFetched, progress.pagesDone)
+        parts.append("pages \(fetched)" + (progress.pagesTotal.map { "/\($0)" } ?? ""))
+        parts.append("items \(max(progress.itemsFetched, progress.items))")
+        if fetched > progress.pagesDone { parts.append("committed \(progress.pagesDone) pages") }
         parts.append(String(format: "%.1f MB", Double(progress.bytes) / 1e6))
         parts.append(String(format: "%.0f req/s", Double(progress.requests) / seconds))
         if progress.retries > 0 { parts.append("retries \(progress.retries)") }
@@ -93,7 +96,7 @@ final class JobProgressDisplay: Sendable {
         let units = progress.unitsTotal - progress.unitsSkipped
         var fraction = Double(progress.unitsDone + progress.unitsFailed - progress.unitsSkipped) / Double(max(units, 1))
         if let total = progress.pagesTotal, total > 0 {
-            fraction = Double(progress.pagesDone) / Double(total)
+            fraction = Double(max(progress.pagesFetched, progress.pagesDone)) / Double(total)
         }
         guard fraction > 0.02, fraction < 1 else { return nil }
         let remaining = seconds / fraction * (1 - fraction)

@@ -16,6 +16,14 @@ enum JobSummary {
         lines.append(
             "fetched: \(totals.pages) pages, \(totals.items) items, "
                 + String(format: "%.1f MB in %.2f s", Double(totals.bytes) / 1e6, seconds))
+        if let kept = report.kept, kept.pages > 0 || kept.units > 0 {
+            // The output holds more than this run fetched: say what, so the counts add up.
+            let units = kept.units > 0 ? " and \(kept.units) units done" : ""
+            lines.append(
+                "resumed: \(kept.pages) pages (\(kept.items) items)\(units) were kept from the interrupted run; "
+                    + "with this run's: \(kept.pages + totals.pages) pages, \(kept.items + totals.items) items "
+                    + "(of the units not done before)")
+        }
         lines.append(
             String(
                 format: "throughput: %.0f items/s, %.1f MB/s, %.0f requests/s",
@@ -62,6 +70,12 @@ enum JobSummary {
                     + "\(failure.attempts) attempts): \(failure.error); \(kept)")
         }
         if report.failures.count > 20 { lines.append("  … and \(report.failures.count - 20) more (see --report)") }
+        if report.failures.contains(where: { $0.status == 404 && $0.pageIndex > 0 }) {
+            lines.append(
+                "a 404 after the first page may be how the server says there are no more pages (Django REST "
+                    + "Framework's page pagination does): if so, add --stop-on-status 404 (job file: "
+                    + "settings.stop_on_status: [404])")
+        }
         for output in report.outputs where !output.incomplete.isEmpty {
             let units = output.incomplete.map { "\($0.unit) (\($0.pages) pages)" }
             lines.append(
@@ -73,6 +87,20 @@ enum JobSummary {
         }
         if let state = report.stateDirectory { lines.append("progress is saved in \(state)") }
         lines.append("retry only what failed: \(retry)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Why a run whose pages all succeeded is no success: units ended short of the total their server announced.
+    static func shortText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
+        var lines = ["error: \(flags.count) unit(s) ended with fewer items than the server announced:"]
+        for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
+        if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
+        for output in outputs {
+            lines.append("written: \(output.path) (\(output.bytes) bytes): every item read is kept")
+        }
+        lines.append(
+            "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
+                + "to accept that, pass --allow-short (job file: settings.allow_short: true)")
         return lines.joined(separator: "\n") + "\n"
     }
 

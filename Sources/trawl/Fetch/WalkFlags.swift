@@ -22,6 +22,14 @@ struct WalkFlags: ParsableArguments {
         help: "A status that ends a walk cleanly after its first page (repeatable), e.g. 404 past DRF's last page.")
     var stopStatuses: [Int] = []
 
+    @Flag(
+        name: .customLong("allow-short"),
+        help: """
+            Exit 0 though a unit ends with fewer items than the server announced (a total in the body or in a \
+            header such as X-Total-Count); without it that run exits 1, the items kept (job file: allow_short).
+            """)
+    var allowShort = false
+
     func validate() throws {
         for origin in trustedOrigins where !(origin.hasPrefix("https://") || origin.hasPrefix("http://")) {
             throw ValidationError("--trusted-origin '\(origin)' is not an http:// or https:// origin")
@@ -37,5 +45,6 @@ struct WalkFlags: ParsableArguments {
         settings.trustedOrigins += trustedOrigins
         settings.sensitiveHeaders.formUnion(sensitiveHeaders.map { $0.lowercased() })
         settings.stopStatuses.formUnion(stopStatuses)
+        if allowShort { settings.allowShort = true }
     }
 }

@@ -27,7 +27,9 @@ struct PaginationFlags: ParsableArguments {
     @Option(name: .customLong("total-pages"), help: "Key path of the page count in the body.")
     var totalPages: String?
 
-    @Option(name: .customLong("total"), help: "Key path of the item total in the body.")
+    @Option(
+        name: .customLong("total"),
+        help: "Key path of the item total in the body (with next:, cursor: or link: a completeness check).")
     var total: String?
 
     @Option(name: .customLong("cursor-param"), help: "Query parameter carrying the cursor (default 'cursor').")
