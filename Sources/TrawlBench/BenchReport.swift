@@ -54,6 +54,12 @@ package struct BenchReport {
     var maxLateness: Duration = .zero
     /// Open model with -d: requests whose intended send time fell inside the run but that never started.
     var unsent = 0
+    /// With -d: requests still in flight at the end plus the grace, cancelled (neither responses nor errors).
+    var cutOff = 0
+    /// `--timeout`: the per-request limit in seconds.
+    var timeoutSeconds: Double?
+    /// `--expect-status`: any other status is a failed request (in `errors` by class).
+    var expectedStatus = BenchStatusSet.success
     var warmupSeconds: Double = 0
     /// Requests sent during the warm-up (not measured).
     var warmupRequests = 0
@@ -136,7 +142,19 @@ package struct BenchReport {
             "  statuses      \(statusText.isEmpty ? "-" : statusText)",
             "  errors        \(errorText)",
         ]
-        if non2xx > 0 { lines.append("  note          \(non2xx) responses were not 2xx") }
+        if cutOff > 0 {
+            lines.append(
+                "  cut off       \(cutOff) in flight at the end of -d, cancelled after a "
+                    + "\(number(BenchReport.seconds(BenchRunner.cutOffGrace), 1)) s grace (not counted as errors)")
+        }
+        let unexpected = statuses.filter { !expectedStatus.contains($0.key) }.values.reduce(0, +)
+        if unexpected > 0 {
+            lines.append(
+                "  note          \(unexpected) responses had a status outside \(expectedStatus) (failed requests; "
+                    + "--expect-status says which succeed)")
+        } else if non2xx > 0 {
+            lines.append("  note          \(non2xx) responses were not 2xx")
+        }
         if interrupted { lines.append("  note          stopped by Ctrl-C: these are the requests measured until then") }
         lines += latencyPictureLines(allIntervals: allIntervals)
         return lines.joined(separator: "\n")
@@ -168,6 +186,9 @@ package struct BenchReport {
             "late_starts": lateStarts,
             "max_lateness_ms": maxLatenessMilliseconds,
             "unsent": unsent,
+            "cut_off": cutOff,
+            "timeout_s": timeoutSeconds.map { $0 as Any } ?? NSNull(),
+            "expect_status": expectedStatus.description,
             "cpu_us_per_request": cpuMicrosecondsPerRequest,
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,

@@ -25,7 +25,7 @@ extension BenchRunner {
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
-                    var result = WorkerResult()
+                    var result = WorkerResult(expected: expectedStatus)
                     while !recorder.isStopped {
                         let request = requests[order.next.add(1, ordering: .relaxed).oldValue % requests.count]
                         guard

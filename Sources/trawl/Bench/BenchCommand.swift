@@ -46,13 +46,42 @@ struct Bench: AsyncParsableCommand {
     var requests: Int?
 
     @Option(
-        name: [.customShort("d"), .customLong("duration")], help: "Run for this many seconds instead of -n.",
-        transform: { try NumberOption.seconds($0, positive: true) })
+        name: [.customShort("d"), .customShort("z"), .customLong("duration")],
+        help: ArgumentHelp(
+            "Run for this long instead of -n: seconds, or 500ms, 2s, 1m (-z as in oha).",
+            discussion: "A hard deadline: requests still in flight at the end get a grace of 0.5 s, then are "
+                + "cancelled and counted as cut off (not as errors).",
+            valueName: "DURATION"),
+        transform: BenchDurationOption.positiveSeconds)
     var duration: Double?
 
     @Option(
-        help: "Send requests for this many seconds first, without measuring them.",
-        transform: { try NumberOption.seconds($0) })
+        help: ArgumentHelp(
+            "Give up on a request after this long (500ms, 2s, 1m; counted as a timeout error).",
+            valueName: "DURATION"),
+        transform: BenchDurationOption.positiveSeconds)
+    var timeout: Double?
+
+    @Option(
+        name: .customLong("expect-status"),
+        help: ArgumentHelp(
+            "The statuses of a successful request, such as 200,204,404 or 200-299 (default 200-399).",
+            discussion: "A response with any other status is a failed request: counted among the errors by its "
+                + "class (http_4xx, http_5xx) and judged by --threshold errors<….",
+            valueName: "CODES"),
+        transform: { text in
+            guard let set = BenchStatusSet(parsing: text) else {
+                throw ValidationError("give statuses from 100 to 599 or ranges of them, such as 200,204,404 or 200-299")
+            }
+            return set
+        })
+    var expectStatus: BenchStatusSet?
+
+    @Option(
+        help: ArgumentHelp(
+            "Send requests for this long first (seconds, or 500ms, 2s, 1m), without measuring them.",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var warmup: Double?
 
     @Option(
@@ -65,7 +94,11 @@ struct Bench: AsyncParsableCommand {
             valueName: "R or START:END"))
     var rateSpec: String?
 
-    @Option(help: "With --rate START:END: seconds over which the rate goes from START to END.")
+    @Option(
+        help: ArgumentHelp(
+            "With --rate START:END: how long the rate takes to go from START to END (seconds, or 30s, 2m).",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var ramp: Double?
 
     @Flag(
@@ -134,7 +167,12 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "No live panel on the terminal while the run goes (the summary is still printed).")
     var quiet = false
 
-    @Option(help: "Seconds per row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight).")
+    @Option(
+        help: ArgumentHelp(
+            "The length of a row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight): "
+                + "seconds, or 500ms, 2s.",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var interval: Double?
 
     @Option(
@@ -156,7 +194,10 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
-    @Option(name: .customLong("connect-timeout"), help: "Longest wait for a connection, in seconds.")
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp("Longest wait for a connection (seconds, or 500ms, 2s).", valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var connectTimeout: Double?
 
     @OptionGroup(title: "TLS") var tls: TLSFlags
@@ -166,6 +207,7 @@ struct Bench: AsyncParsableCommand {
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
+        try SecondsOption.validate(timeout, flag: "--timeout")
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
@@ -251,6 +293,7 @@ struct Bench: AsyncParsableCommand {
         if http2 { config.httpVersion = .http2 }
         tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
         if let connectTimeout { config.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
+        if let timeout { config.timeouts.total = BenchDurationText.duration(seconds: timeout) }
         let client = Client(configuration: config)
 
         let requestBody: RequestBody? = body.map { .string($0) }
@@ -311,6 +354,8 @@ struct Bench: AsyncParsableCommand {
         runner.warmup = warmupSpan
         runner.rate = rate
         runner.shared = shared
+        runner.timeout = timeout
+        if let expectStatus { runner.expectedStatus = expectStatus }
         if let end = rates?.end, let ramp { runner.ramp = BenchRunner.Ramp(endRate: end, seconds: ramp) }
         let plan: BenchPanel.Plan = switch limit {
         case .duration(let span): .seconds(BenchReport.seconds(span))

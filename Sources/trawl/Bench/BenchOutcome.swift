@@ -113,11 +113,14 @@ extension Bench {
         }
         if json {
             print(jsonText)
+            // The summary reaches stdout before any line on stderr: a `2>&1` log reads top to bottom.
+            fflush(nil)
             for check in checks { FileHandle.standardError.write(Data((check.line(for: report) + "\n").utf8)) }
         } else {
             print(report.table(embeddedServer: embeddedServer, allIntervals: interval != nil))
             for check in checks { print(check.line(for: report)) }
         }
+        fflush(nil)
         if let hgrm {
             try ReportFile.write(Array(report.hgrm().utf8), to: hgrm, flag: "--hgrm")
         }
