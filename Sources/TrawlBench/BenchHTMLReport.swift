@@ -138,8 +138,12 @@ package enum BenchHTMLReport {
           const rows = (r) => (Array.isArray(r.result.intervals) ? r.result.intervals : []);
           const mid = (row) => (num(row.start_s) + num(row.end_s)) / 2;
           const span = (row) => Math.max(1e-9, num(row.end_s) - num(row.start_s));
+          // Rates: a last interval cut shorter than half of --interval is left out (too few requests to be a
+          // rate); a longer partial one is drawn at its rate over its true length.
+          const rateRows = (r) => rows(r).filter((row) =>
+            !(row.partial === true && span(row) < 0.5 * Math.max(1e-9, num(r.result.interval_s))));
           chart("rps", runs.map((run, i) => ({ name: name(run, "requests/s"), color: colors[i % 8],
-            points: rows(run).map((row) => [mid(row), num(row.requests) / span(row)]) })), { xLabel: "seconds" });
+            points: rateRows(run).map((row) => [mid(row), num(row.requests) / span(row)]) })), { xLabel: "seconds" });
           const dashes = { p50: "", p99: "6 3", max: "2 3" };
           chart("latency", runs.flatMap((run, i) => ["p50", "p99", "max"].map((key) => ({
             name: name(run, key), color: colors[i % 8], dash: dashes[key],
@@ -155,7 +159,7 @@ package enum BenchHTMLReport {
           chart("statuses", runs.flatMap((run, i) => classes
             .filter((c) => rows(run).some((row) => num((row.statuses || {})[c]) > 0))
             .map((c, k) => ({ name: name(run, c), color: colors[(i + k * 3) % 8], dash: k ? "4 2" : "",
-              points: rows(run).map((row) => [mid(row), num((row.statuses || {})[c]) / span(row)]) }))),
+              points: rateRows(run).map((row) => [mid(row), num((row.statuses || {})[c]) / span(row)]) }))),
             { xLabel: "seconds" });
           const table = document.getElementById("params");
           const head = table.insertRow();

@@ -57,6 +57,15 @@ extension BenchReport {
         }
     }
 
+    /// Whether an interval row is shorter than `--interval` (the last one, cut short by the end of the run).
+    func isPartial(_ row: BenchRecorder.Row) -> Bool { row.end - row.start < intervalSeconds * 0.999 }
+
+    /// Requests/s of an interval over its true length (a partial last row is not a full interval's rate).
+    func requestsPerSecond(_ row: BenchRecorder.Row) -> Double {
+        let span = row.end - row.start
+        return span > 0 ? Double(row.requests) / span : 0
+    }
+
     var meanMilliseconds: Double { latencies.totalCount > 0 ? latencies.mean / 1000 : 0 }
 
     /// The lines the table adds after its fields. The interval rows are all printed when `allIntervals`, else
@@ -94,13 +103,24 @@ extension BenchReport {
             if allIntervals || intervals.count <= 30 {
                 lines.append("Intervals (\(String(format: "%g", intervalSeconds)) s each):")
                 lines.append(
-                    "          from-to s   requests   errors      bytes    p50 ms    p99 ms    max ms  in flight")
+                    "          from-to s   requests   errors      bytes    req/s    p50 ms    p99 ms    max ms  in flight")
                 for row in intervals {
+                    let partial = isPartial(row)
+                    let end = String(format: partial ? "%.3f" : "%.2f", row.end)
+                    let paddedEnd = end.padding(toLength: max(8, end.count), withPad: " ", startingAt: 0)
                     lines.append(
-                        String(
-                            format: "  %9.2f-%-8.2f %10d %8d %10d %9.2f %9.2f %9.2f %10d", row.start, row.end,
-                            row.requests, row.errors, row.bytes, Double(row.p50) / 1000, Double(row.p99) / 1000,
-                            Double(row.max) / 1000, row.inFlight))
+                        String(format: "  %9.2f-", row.start) + paddedEnd
+                            + String(
+                                format: " %10d %8d %10d %8.0f", row.requests, row.errors, row.bytes, requestsPerSecond(row))
+                            + (partial ? "*" : " ")
+                            + String(
+                                format: " %9.2f %9.2f %9.2f %10d", Double(row.p50) / 1000, Double(row.p99) / 1000,
+                                Double(row.max) / 1000, row.inFlight))
+                }
+                if let last = intervals.last, isPartial(last) {
+                    lines.append(
+                        "  * partial: the run ended \(String(format: "%.3f", last.end - last.start)) s into this interval; "
+                            + "its req/s is over that time")
                 }
             } else {
                 lines.append(
@@ -139,6 +159,7 @@ extension BenchReport {
                     "start_s": row.start, "end_s": row.end, "requests": row.requests, "errors": row.errors,
                     "bytes": row.bytes, "p50_ms": Double(row.p50) / 1000, "p99_ms": Double(row.p99) / 1000,
                     "max_ms": Double(row.max) / 1000, "in_flight": row.inFlight,
+                    "requests_per_s": requestsPerSecond(row), "partial": isPartial(row),
                     "statuses": Dictionary(uniqueKeysWithValues: zip(classes, row.statusClasses)),
                 ]
             },
