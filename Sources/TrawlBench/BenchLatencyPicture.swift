@@ -136,6 +136,13 @@ extension BenchReport {
         var percentiles: [String: Any] = [:]
         for entry in Self.summaryPercentiles { percentiles[entry.name] = percentile(entry.value) }
         percentiles["mean"] = meanMilliseconds
+        var servicePercentiles: [String: Any] = [:]
+        if let serviceLatencies, serviceLatencies.totalCount > 0 {
+            for entry in Self.summaryPercentiles {
+                servicePercentiles[entry.name] = Self.percentile(entry.value, of: serviceLatencies)
+            }
+            servicePercentiles["mean"] = serviceLatencies.mean / 1000
+        }
         var phasesObject: [String: Any] = [:]
         for phase in phaseSummaries() { phasesObject[phase.name] = ["mean": phase.mean, "p99": phase.p99] }
         var distribution: [[String: Any]] = []
@@ -150,6 +157,7 @@ extension BenchReport {
         let classes = ["1xx", "2xx", "3xx", "4xx", "5xx"]
         return [
             "percentiles_ms": percentiles,
+            "service_percentiles_ms": serviceLatencies == nil ? NSNull() : servicePercentiles as Any,
             "histogram_ms": histogramBuckets().map { ["from": $0.from, "to": $0.to, "count": $0.count] },
             "phases_ms": phasesObject,
             "distribution_ms": distribution,
@@ -173,5 +181,18 @@ extension BenchReport {
         var text = ""
         latencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
         return text
+    }
+
+    /// Open model: the service times' distribution in the same format (nil in the closed model).
+    package func serviceHgrm() -> String? {
+        guard let serviceLatencies else { return nil }
+        var text = ""
+        serviceLatencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
+        return text
+    }
+
+    /// Where `--hgrm FILE` puts the open model's service times: `FILE` with `-service` before `.hgrm`.
+    package static func serviceHgrmPath(_ path: String) -> String {
+        path.hasSuffix(".hgrm") ? String(path.dropLast(5)) + "-service.hgrm" : path + "-service.hgrm"
     }
 }

@@ -38,6 +38,9 @@ package struct BenchReport {
     /// One value per completed request, in microseconds. In the open model, measured from the request's
     /// intended send time.
     let latencies: BenchHistogram
+    /// Open model only: the same requests' service times, from their actual send (uncorrected, as wrk2's
+    /// "uncorrected" figures); a request that waited for a free slot does not count its wait here.
+    var serviceLatencies: BenchHistogram?
     let bytes: Int
     let errors: [String: Int]
     let statuses: [Int: Int]
@@ -90,9 +93,14 @@ package struct BenchReport {
     }
 
     /// The latency at percentile `p` (0...100) in milliseconds; 100 is the maximum recorded.
-    func percentile(_ p: Double) -> Double {
-        guard latencies.totalCount > 0 else { return 0 }
-        let micros = p >= 100 ? latencies.maxRecorded : latencies.valueAtPercentile(p)
+    func percentile(_ p: Double) -> Double { Self.percentile(p, of: latencies) }
+
+    /// The service time at percentile `p` in milliseconds (open model; 0 without one).
+    func servicePercentile(_ p: Double) -> Double { serviceLatencies.map { Self.percentile(p, of: $0) } ?? 0 }
+
+    static func percentile(_ p: Double, of histogram: BenchHistogram) -> Double {
+        guard histogram.totalCount > 0 else { return 0 }
+        let micros = p >= 100 ? histogram.maxRecorded : histogram.valueAtPercentile(p)
         return Double(micros) / 1000
     }
 
@@ -130,6 +138,14 @@ package struct BenchReport {
                 + "p99 \(number(percentile(99), 2))  p99.9 \(number(percentile(99.9), 2))  "
                 + "max \(number(percentile(100), 2))" + (mode == .open ? " (from intended send times)" : ""),
         ]
+        if serviceLatencies != nil {
+            lines.append(
+                "  service ms    p50 \(number(servicePercentile(50), 2))  p90 \(number(servicePercentile(90), 2))  "
+                    + "p99 \(number(servicePercentile(99), 2))  p99.9 \(number(servicePercentile(99.9), 2))  "
+                    + "max \(number(servicePercentile(100), 2)) (from the actual sends, uncorrected)")
+        } else {
+            lines.append("  measured      from each request's actual send (closed model: service time)")
+        }
         if mode == .open {
             lines.append(
                 "  late starts   \(lateStarts) (max \(number(maxLatenessMilliseconds, 2)) ms late)"
@@ -183,6 +199,11 @@ package struct BenchReport {
                 "p50": percentile(50), "p90": percentile(90), "p99": percentile(99),
                 "p999": percentile(99.9), "max": percentile(100),
             ],
+            "latency_from": serviceLatencies == nil ? "actual_send" : "intended_send",
+            "service_latency_ms": serviceLatencies == nil ? NSNull() : [
+                "p50": servicePercentile(50), "p90": servicePercentile(90), "p99": servicePercentile(99),
+                "p999": servicePercentile(99.9), "max": servicePercentile(100),
+            ] as Any,
             "late_starts": lateStarts,
             "max_lateness_ms": maxLatenessMilliseconds,
             "unsent": unsent,

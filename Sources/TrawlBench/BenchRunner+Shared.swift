@@ -53,7 +53,10 @@ extension BenchRunner {
                             result.warmupRequests += 1
                             continue
                         }
-                        guard result.record(outcome, worker: worker, from: due, to: now, late: late, recorder: recorder)
+                        guard
+                            result.record(
+                                outcome, worker: worker, from: due, to: now, late: late, sent: began,
+                                recorder: recorder)
                         else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)

@@ -71,6 +71,8 @@ package struct BenchRunner: Sendable {
         /// The statuses that count as success (not merged: the same for every worker).
         var expected = BenchStatusSet.success
         package var latencies = BenchHistogram.benchLatencies()
+        /// Open model: service times, from each request's actual send (uncorrected).
+        package var serviceLatencies = BenchHistogram.benchLatencies()
         package var bytes = 0
         package var errors: [String: Int] = [:]
         package var statuses: [Int: Int] = [:]
@@ -86,6 +88,7 @@ package struct BenchRunner: Sendable {
 
         mutating func merge(_ part: WorkerResult) {
             latencies.add(part.latencies)
+            serviceLatencies.add(part.serviceLatencies)
             bytes += part.bytes
             errors.merge(part.errors, uniquingKeysWith: +)
             statuses.merge(part.statuses, uniquingKeysWith: +)
@@ -116,7 +119,8 @@ package struct BenchRunner: Sendable {
         /// errors of the server, and the worker ends.
         mutating func record(
             _ outcome: Result<Response, any Error>, worker: Int, from start: ContinuousClock.Instant,
-            to now: ContinuousClock.Instant, late: Bool = false, recorder: BenchRecorder
+            to now: ContinuousClock.Instant, late: Bool = false, sent: ContinuousClock.Instant? = nil,
+            recorder: BenchRecorder
         ) -> Bool {
             switch outcome {
             case .success(let response) where !expected.contains(response.status):
@@ -128,6 +132,7 @@ package struct BenchRunner: Sendable {
             case .success(let response):
                 let latency = start.duration(to: now)
                 latencies.recordLatency(latency)
+                if let sent { serviceLatencies.recordLatency(sent.duration(to: now)) }
                 bytes += response.body.count
                 statuses[response.status, default: 0] += 1
                 recorder.ended(
@@ -198,6 +203,7 @@ package struct BenchRunner: Sendable {
         report.cutOff = results.cutOff
         report.timeoutSeconds = timeout
         report.expectedStatus = expectedStatus
+        if report.mode == .open { report.serviceLatencies = results.serviceLatencies }
         report.warmupSeconds = BenchReport.seconds(warmup)
         report.warmupRequests = results.warmupRequests
         report.intervals = recorded.rows
@@ -372,7 +378,8 @@ package struct BenchRunner: Sendable {
                             continue
                         }
                         guard result.record(
-                            outcome, worker: worker, from: due, to: clock.now, late: late, recorder: recorder)
+                            outcome, worker: worker, from: due, to: clock.now, late: late, sent: began,
+                            recorder: recorder)
                         else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)

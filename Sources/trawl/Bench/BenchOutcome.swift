@@ -123,6 +123,9 @@ extension Bench {
         fflush(nil)
         if let hgrm {
             try ReportFile.write(Array(report.hgrm().utf8), to: hgrm, flag: "--hgrm")
+            if let service = report.serviceHgrm() {
+                try ReportFile.write(Array(service.utf8), to: BenchReport.serviceHgrmPath(hgrm), flag: "--hgrm")
+            }
         }
         if report.interrupted { throw ExitCode(130) }
         if report.completed == 0 { throw CLIFailure("error: no request succeeded") }
