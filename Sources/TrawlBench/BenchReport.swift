@@ -61,6 +61,8 @@ package struct BenchReport {
     var cutOff = 0
     /// `--timeout`: the per-request limit in seconds.
     var timeoutSeconds: Double?
+    /// Wall-clock time (Unix seconds) of the start of the measurement: `--merge` lines up intervals by it.
+    var startedAt: Double?
     /// `--expect-status`: any other status is a failed request (in `errors` by class).
     var expectedStatus = BenchStatusSet.success
     var warmupSeconds: Double = 0
@@ -213,6 +215,12 @@ package struct BenchReport {
             "cpu_us_per_request": cpuMicrosecondsPerRequest,
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,
+            "started_at": startedAt.map { $0 as Any } ?? NSNull(),
+            // The whole histograms (HdrHistogram's compressed V2 form, base64): `trawl bench --merge` adds them.
+            "histogram": BenchHistogramCodec.encode(latencies),
+            "max_us": latencies.totalCount > 0 ? latencies.maxRecorded : 0,
+            "service_histogram": serviceLatencies.map { BenchHistogramCodec.encode($0) as Any } ?? NSNull(),
+            "service_max_us": serviceLatencies.map { ($0.totalCount > 0 ? $0.maxRecorded : 0) as Any } ?? NSNull(),
         ]
         if let shared { object["rate_store"] = shared.json }
         object.merge(latencyPictureJSON()) { _, new in new }

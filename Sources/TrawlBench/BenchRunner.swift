@@ -203,6 +203,7 @@ package struct BenchRunner: Sendable {
         report.cutOff = results.cutOff
         report.timeoutSeconds = timeout
         report.expectedStatus = expectedStatus
+        report.startedAt = Date().timeIntervalSince1970 - BenchReport.seconds(measureFrom.duration(to: clock.now))
         if report.mode == .open { report.serviceLatencies = results.serviceLatencies }
         report.warmupSeconds = BenchReport.seconds(warmup)
         report.warmupRequests = results.warmupRequests

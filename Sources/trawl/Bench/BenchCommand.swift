@@ -121,6 +121,14 @@ struct Bench: AsyncParsableCommand {
                 + "within noise when the rounds' ranges (--rounds) overlap."))
     var compare = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Merge results: trawl bench --merge A.json B.json … > all.json (from --json of several processes).",
+            discussion: "Adds their whole latency histograms, so the percentiles are exact (as if one process had "
+                + "recorded every request); sums counts, statuses and errors, and intervals by wall-clock time. "
+                + "Prints the merged result as JSON; --threshold judges the merge (exit 3); runs nothing."))
+    var merge = false
+
     /// `--rate R` or `--rate START:END`: START, and END when given (nil when a part is not a number).
     var rates: (start: Double, end: Double?)? {
         guard let rateSpec else { return nil }
@@ -236,7 +244,14 @@ struct Bench: AsyncParsableCommand {
         try HeaderOption.validate(headers)
         try HeaderOption.validateSensitive(sensitiveHeaders)
         // --compare and --report with saved results take files, not URLs.
-        if !compare, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
+        if merge {
+            if compare { throw ValidationError("--merge does not go with --compare") }
+            if urls.isEmpty || urls.contains(where: { $0.contains("://") }) {
+                throw ValidationError("--merge takes result files: trawl bench --merge A.json B.json … > all.json")
+            }
+            if urls.count > BenchMerge.maxInputs { throw ValidationError("--merge takes at most 1000 files") }
+        }
+        if !compare, !merge, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
         try RequestOption.checkHeaderCharacters(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
@@ -274,6 +289,10 @@ struct Bench: AsyncParsableCommand {
     func run() async throws {
         if compare {
             try Self.compare(urls[0], urls[1])
+            return
+        }
+        if merge {
+            try mergeResults()
             return
         }
         if let report, reportsFiles {

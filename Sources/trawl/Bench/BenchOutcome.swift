@@ -120,6 +120,11 @@ extension Bench {
             print(report.table(embeddedServer: embeddedServer, allIntervals: interval != nil))
             for check in checks { print(check.line(for: report)) }
         }
+        if store.rateStore != nil {
+            let line = "merge: save each process's --json and run: trawl bench --merge A.json B.json … > all.json "
+                + "(exact percentiles over every process)"
+            if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+        }
         fflush(nil)
         if let hgrm {
             try ReportFile.write(Array(report.hgrm().utf8), to: hgrm, flag: "--hgrm")
@@ -138,6 +143,34 @@ extension Bench {
 }
 
 extension Bench {
+    /// `--merge A.json B.json …`: the merged result as JSON on stdout, judged by the thresholds (exit 3).
+    func mergeResults() throws {
+        var inputs: [(name: String, object: [String: Any])] = []
+        let merged: BenchReport
+        do throws(BenchMerge.Problem) {
+            for file in urls { inputs.append((file, try BenchMerge.read(file))) }
+            merged = try BenchMerge.merge(inputs)
+        } catch {
+            throw CLIFailure("error: \(error.description)")
+        }
+        let checks = try thresholds()
+        var extra: [String: Any] = ["merged_from": urls]
+        if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: merged) } }
+        let jsonText = merged.json(extra: extra)
+        if let path = report {
+            let object = (try? JSONSerialization.jsonObject(with: Data(jsonText.utf8))) as? [String: Any] ?? [:]
+            try Self.writeReport(BenchHTMLReport.html([BenchHTMLReport.Run(label: "merged", object: object)]), to: path)
+        }
+        print(jsonText)
+        fflush(nil)
+        for check in checks { FileHandle.standardError.write(Data((check.line(for: merged) + "\n").utf8)) }
+        let failed = checks.filter { !$0.holds(in: merged) }.count
+        if failed > 0 {
+            FileHandle.standardError.write(Data("error: \(failed) threshold(s) failed\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+
     /// `--compare BEFORE.json AFTER.json`: the side-by-side table of two result files.
     static func compare(_ before: String, _ after: String) throws {
         do {
