@@ -121,6 +121,9 @@ struct Bench: AsyncParsableCommand {
                 + "within noise when the rounds' ranges (--rounds) overlap."))
     var compare = false
 
+    @Flag(help: "With --compare: compare runs even when they differ in what was measured (URLs, -c, rate, …).")
+    var force = false
+
     @Flag(
         help: ArgumentHelp(
             "Merge results: trawl bench --merge A.json B.json … > all.json (from --json of several processes).",
@@ -288,7 +291,7 @@ struct Bench: AsyncParsableCommand {
 
     func run() async throws {
         if compare {
-            try Self.compare(urls[0], urls[1])
+            try Self.compare(urls[0], urls[1], force: force)
             return
         }
         if merge {

@@ -92,7 +92,16 @@ extension Bench {
 
     /// Facts of the run the JSON and the report carry besides the measurements.
     private func parameters() -> [String: Any] {
-        [
+        let plan: String = if let duration {
+            "duration \(String(format: "%g", duration)) s"
+        } else if let requests {
+            "requests \(requests)"
+        } else {
+            rate == nil ? "requests 20000" : "duration \(String(format: "%g", max(10, ramp ?? 0))) s"
+        }
+        return [
+            "method": method ?? (body == nil ? "GET" : "POST"),
+            "plan": plan,
             "http_version": http2 ? "2" : "1.1",
             "trawl_version": TrawlVersion.current,
             "cores": ProcessInfo.processInfo.activeProcessorCount,
@@ -172,10 +181,19 @@ extension Bench {
     }
 
     /// `--compare BEFORE.json AFTER.json`: the side-by-side table of two result files.
-    static func compare(_ before: String, _ after: String) throws {
+    static func compare(_ before: String, _ after: String, force: Bool) throws {
         do {
+            let differences = BenchRounds.differences(
+                try BenchRounds.result(of: before), try BenchRounds.result(of: after))
+            if !differences.isEmpty, !force {
+                let lines = ["error: --compare: the runs differ in what was measured, so neither is better:"]
+                    + differences.map { "  " + $0 } + ["(--force compares them anyway)"]
+                FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                throw ExitCode(2)
+            }
             print(BenchRounds.comparison(
                 before: (before, try BenchRounds.rounds(of: before)), after: (after, try BenchRounds.rounds(of: after))))
+            for difference in differences { print("  note: the runs differ in \(difference) (--force)") }
         } catch let error as BenchResultFileError {
             switch error.problem {
             case .unreadable:
