@@ -10,9 +10,6 @@ extension BenchReport {
         ("max", 100),
     ]
 
-    /// Buckets of the terminal histogram.
-    static let histogramBuckets = 10
-
     package struct HistogramBucket: Equatable {
         /// Milliseconds: the bucket holds latencies above `from` up to `to` (the first one includes `from`).
         package var from: Double
@@ -20,23 +17,44 @@ extension BenchReport {
         package var count: Int
     }
 
-    /// Latencies in equal-width buckets from the smallest to the largest recorded (as oha draws them).
+    /// Edges in microseconds on a 1-2-5 log scale, from the largest at or below `low` to the first at or above
+    /// `high`.
+    static func logEdges(low: UInt64, high: UInt64) -> [UInt64] {
+        var edges: [UInt64] = []
+        var decade: UInt64 = 1
+        outer: while true {
+            for step: UInt64 in [1, 2, 5] {
+                let edge = step * decade
+                if edge <= low {
+                    edges = [edge]
+                } else {
+                    edges.append(edge)
+                    if edge >= high { break outer }
+                }
+            }
+            decade *= 10
+        }
+        return edges
+    }
+
+    /// Latencies in log buckets with 1-2-5 edges (a fast run's requests spread over several bars instead of all
+    /// landing in the first of ten equal ones).
     func histogramBuckets() -> [HistogramBucket] {
         guard latencies.totalCount > 0 else { return [] }
-        let low = latencies.min
-        let high = latencies.maxRecorded
-        let count = high > low ? Self.histogramBuckets : 1
-        let width = Double(high - low) / Double(count)
-        var buckets = (0..<count).map { index in
-            HistogramBucket(
-                from: (Double(low) + width * Double(index)) / 1000,
-                to: (Double(low) + width * Double(index + 1)) / 1000, count: 0)
+        let low = Swift.max(1, latencies.min)
+        let high = Swift.max(low, latencies.maxRecorded)
+        let edges = Self.logEdges(low: low, high: high)
+        guard edges.count >= 2 else {
+            return [HistogramBucket(from: Double(low) / 1000, to: Double(high) / 1000, count: Int(latencies.totalCount))]
+        }
+        var buckets = (0..<(edges.count - 1)).map {
+            HistogramBucket(from: Double(edges[$0]) / 1000, to: Double(edges[$0 + 1]) / 1000, count: 0)
         }
         for value in latencies.recordedValues() {
             // A bin stands for its highest equivalent value, clamped to the largest one recorded.
-            let micros = Double(Swift.min(latencies.highestEquivalentForValue(value.value), high))
-            let index = width > 0 ? Int(((micros - Double(low)) / width).rounded(.up)) - 1 : 0
-            buckets[Swift.max(0, Swift.min(count - 1, index))].count += Int(value.count)
+            let micros = Swift.min(latencies.highestEquivalentForValue(value.value), high)
+            let index = (edges.firstIndex { micros <= $0 } ?? edges.count - 1) - 1
+            buckets[Swift.max(0, Swift.min(buckets.count - 1, index))].count += Int(value.count)
         }
         return buckets
     }
