@@ -75,8 +75,9 @@ extension BenchReport {
         }
     }
 
-    /// Whether an interval row is shorter than `--interval` (the last one, cut short by the end of the run).
-    func isPartial(_ row: BenchRecorder.Row) -> Bool { row.end - row.start < intervalSeconds * 0.999 }
+    /// Whether an interval row is shorter than `--interval` by more than 1% (the last one, cut short by the end of
+    /// the run; a run that ends a millisecond early is not worth a mark).
+    func isPartial(_ row: BenchRecorder.Row) -> Bool { row.end - row.start < intervalSeconds * 0.99 }
 
     /// Requests/s of an interval over its true length (a partial last row is not a full interval's rate).
     func requestsPerSecond(_ row: BenchRecorder.Row) -> Double {
