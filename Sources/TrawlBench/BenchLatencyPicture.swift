@@ -19,7 +19,7 @@ extension BenchReport {
 
     /// Edges in microseconds on a 1-2-5 log scale, from the largest at or below `low` to the first at or above
     /// `high`.
-    static func logEdges(low: UInt64, high: UInt64) -> [UInt64] {
+    package static func logEdges(low: UInt64, high: UInt64) -> [UInt64] {
         var edges: [UInt64] = []
         var decade: UInt64 = 1
         outer: while true {

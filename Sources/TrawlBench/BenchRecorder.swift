@@ -74,6 +74,21 @@ package final class BenchRecorder: Sendable {
     private struct Rows {
         var pending: [Int: (window: BenchHistogram?, row: Row, count: Int)] = [:]
         var rows: [Row] = []
+        /// The complete intervals' latencies together, for the live view (`--tui`): added once per interval.
+        var total: BenchHistogram?
+        var statusClasses = [0, 0, 0, 0, 0]
+    }
+
+    /// What the live view (`--tui`) draws: the complete intervals so far (the last `recent` rows), their latencies
+    /// together and their responses by status class.
+    package struct Live: Sendable {
+        package var rows: [Row]
+        package var latencies: BenchHistogram?
+        package var statusClasses: [Int]
+    }
+
+    package func live(recent: Int = 60) -> Live {
+        rows.withLock { Live(rows: Array($0.rows.suffix(recent)), latencies: $0.total, statusClasses: $0.statusClasses) }
     }
 
     /// The start of the measurement (the end of the warm-up).
@@ -270,7 +285,11 @@ package final class BenchRecorder: Sendable {
             }
             while let entry = rows.pending[rows.rows.count], entry.count == count {
                 var row = entry.row
-                if let window = entry.window { Self.summarize(&row, window) }
+                if let window = entry.window {
+                    Self.summarize(&row, window)
+                    Self.add(&rows.total, window)
+                }
+                for index in 0..<5 { rows.statusClasses[index] += row.statusClasses[index] }
                 rows.rows.append(row)
                 rows.pending[rows.rows.count - 1] = nil
             }

@@ -178,6 +178,12 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "No live panel on the terminal while the run goes (the summary is still printed).")
     var quiet = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "A full live view on the terminal instead of the two-line panel: percentiles, statuses and histogram so "
+                + "far, requests/s over time."))
+    var tui = false
+
     @Option(
         help: ArgumentHelp(
             "The length of a row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight): "
@@ -383,8 +389,10 @@ struct Bench: AsyncParsableCommand {
         case .duration(let span): .seconds(BenchReport.seconds(span))
         case .requests(let count): .requests(count)
         }
-        let panel = BenchPanel(
+        var configuredPanel = BenchPanel(
             recorder: recorder, plan: plan, draws: BenchPanel.shouldDraw(json: json, quiet: quiet))
+        configuredPanel.full = tui
+        let panel = configuredPanel
         let configured = runner
         return await BenchInterrupt.run(recorder: recorder) {
             let ticker = Task { await panel.run() }
