@@ -10,9 +10,6 @@ extension BenchReport {
         ("max", 100),
     ]
 
-    /// Buckets of the terminal histogram.
-    static let histogramBuckets = 10
-
     package struct HistogramBucket: Equatable {
         /// Milliseconds: the bucket holds latencies above `from` up to `to` (the first one includes `from`).
         package var from: Double
@@ -20,23 +17,44 @@ extension BenchReport {
         package var count: Int
     }
 
-    /// Latencies in equal-width buckets from the smallest to the largest recorded (as oha draws them).
+    /// Edges in microseconds on a 1-2-5 log scale, from the largest at or below `low` to the first at or above
+    /// `high`.
+    package static func logEdges(low: UInt64, high: UInt64) -> [UInt64] {
+        var edges: [UInt64] = []
+        var decade: UInt64 = 1
+        outer: while true {
+            for step: UInt64 in [1, 2, 5] {
+                let edge = step * decade
+                if edge <= low {
+                    edges = [edge]
+                } else {
+                    edges.append(edge)
+                    if edge >= high { break outer }
+                }
+            }
+            decade *= 10
+        }
+        return edges
+    }
+
+    /// Latencies in log buckets with 1-2-5 edges (a fast run's requests spread over several bars instead of all
+    /// landing in the first of ten equal ones).
     func histogramBuckets() -> [HistogramBucket] {
         guard latencies.totalCount > 0 else { return [] }
-        let low = latencies.min
-        let high = latencies.maxRecorded
-        let count = high > low ? Self.histogramBuckets : 1
-        let width = Double(high - low) / Double(count)
-        var buckets = (0..<count).map { index in
-            HistogramBucket(
-                from: (Double(low) + width * Double(index)) / 1000,
-                to: (Double(low) + width * Double(index + 1)) / 1000, count: 0)
+        let low = Swift.max(1, latencies.min)
+        let high = Swift.max(low, latencies.maxRecorded)
+        let edges = Self.logEdges(low: low, high: high)
+        guard edges.count >= 2 else {
+            return [HistogramBucket(from: Double(low) / 1000, to: Double(high) / 1000, count: Int(latencies.totalCount))]
+        }
+        var buckets = (0..<(edges.count - 1)).map {
+            HistogramBucket(from: Double(edges[$0]) / 1000, to: Double(edges[$0 + 1]) / 1000, count: 0)
         }
         for value in latencies.recordedValues() {
             // A bin stands for its highest equivalent value, clamped to the largest one recorded.
-            let micros = Double(Swift.min(latencies.highestEquivalentForValue(value.value), high))
-            let index = width > 0 ? Int(((micros - Double(low)) / width).rounded(.up)) - 1 : 0
-            buckets[Swift.max(0, Swift.min(count - 1, index))].count += Int(value.count)
+            let micros = Swift.min(latencies.highestEquivalentForValue(value.value), high)
+            let index = (edges.firstIndex { micros <= $0 } ?? edges.count - 1) - 1
+            buckets[Swift.max(0, Swift.min(buckets.count - 1, index))].count += Int(value.count)
         }
         return buckets
     }
@@ -55,6 +73,16 @@ extension BenchReport {
             let summary = Self.phaseSummary(histogram)
             return (name, summary.mean, summary.p99)
         }
+    }
+
+    /// Whether an interval row is shorter than `--interval` by more than 1% (the last one, cut short by the end of
+    /// the run; a run that ends a millisecond early is not worth a mark).
+    func isPartial(_ row: BenchRecorder.Row) -> Bool { row.end - row.start < intervalSeconds * 0.99 }
+
+    /// Requests/s of an interval over its true length (a partial last row is not a full interval's rate).
+    func requestsPerSecond(_ row: BenchRecorder.Row) -> Double {
+        let span = row.end - row.start
+        return span > 0 ? Double(row.requests) / span : 0
     }
 
     var meanMilliseconds: Double { latencies.totalCount > 0 ? latencies.mean / 1000 : 0 }
@@ -94,13 +122,24 @@ extension BenchReport {
             if allIntervals || intervals.count <= 30 {
                 lines.append("Intervals (\(String(format: "%g", intervalSeconds)) s each):")
                 lines.append(
-                    "          from-to s   requests   errors      bytes    p50 ms    p99 ms    max ms  in flight")
+                    "          from-to s   requests   errors      bytes    req/s    p50 ms    p99 ms    max ms  in flight")
                 for row in intervals {
+                    let partial = isPartial(row)
+                    let end = String(format: partial ? "%.3f" : "%.2f", row.end)
+                    let paddedEnd = end.padding(toLength: max(8, end.count), withPad: " ", startingAt: 0)
                     lines.append(
-                        String(
-                            format: "  %9.2f-%-8.2f %10d %8d %10d %9.2f %9.2f %9.2f %10d", row.start, row.end,
-                            row.requests, row.errors, row.bytes, Double(row.p50) / 1000, Double(row.p99) / 1000,
-                            Double(row.max) / 1000, row.inFlight))
+                        String(format: "  %9.2f-", row.start) + paddedEnd
+                            + String(
+                                format: " %10d %8d %10d %8.0f", row.requests, row.errors, row.bytes, requestsPerSecond(row))
+                            + (partial ? "*" : " ")
+                            + String(
+                                format: " %9.2f %9.2f %9.2f %10d", Double(row.p50) / 1000, Double(row.p99) / 1000,
+                                Double(row.max) / 1000, row.inFlight))
+                }
+                if let last = intervals.last, isPartial(last) {
+                    lines.append(
+                        "  * partial: the run ended \(String(format: "%.3f", last.end - last.start)) s into this interval; "
+                            + "its req/s is over that time")
                 }
             } else {
                 lines.append(
@@ -116,6 +155,13 @@ extension BenchReport {
         var percentiles: [String: Any] = [:]
         for entry in Self.summaryPercentiles { percentiles[entry.name] = percentile(entry.value) }
         percentiles["mean"] = meanMilliseconds
+        var servicePercentiles: [String: Any] = [:]
+        if let serviceLatencies, serviceLatencies.totalCount > 0 {
+            for entry in Self.summaryPercentiles {
+                servicePercentiles[entry.name] = Self.percentile(entry.value, of: serviceLatencies)
+            }
+            servicePercentiles["mean"] = serviceLatencies.mean / 1000
+        }
         var phasesObject: [String: Any] = [:]
         for phase in phaseSummaries() { phasesObject[phase.name] = ["mean": phase.mean, "p99": phase.p99] }
         var distribution: [[String: Any]] = []
@@ -130,6 +176,7 @@ extension BenchReport {
         let classes = ["1xx", "2xx", "3xx", "4xx", "5xx"]
         return [
             "percentiles_ms": percentiles,
+            "service_percentiles_ms": serviceLatencies == nil ? NSNull() : servicePercentiles as Any,
             "histogram_ms": histogramBuckets().map { ["from": $0.from, "to": $0.to, "count": $0.count] },
             "phases_ms": phasesObject,
             "distribution_ms": distribution,
@@ -139,6 +186,7 @@ extension BenchReport {
                     "start_s": row.start, "end_s": row.end, "requests": row.requests, "errors": row.errors,
                     "bytes": row.bytes, "p50_ms": Double(row.p50) / 1000, "p99_ms": Double(row.p99) / 1000,
                     "max_ms": Double(row.max) / 1000, "in_flight": row.inFlight,
+                    "requests_per_s": requestsPerSecond(row), "partial": isPartial(row),
                     "statuses": Dictionary(uniqueKeysWithValues: zip(classes, row.statusClasses)),
                 ]
             },
@@ -152,5 +200,18 @@ extension BenchReport {
         var text = ""
         latencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
         return text
+    }
+
+    /// Open model: the service times' distribution in the same format (nil in the closed model).
+    package func serviceHgrm() -> String? {
+        guard let serviceLatencies else { return nil }
+        var text = ""
+        serviceLatencies.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
+        return text
+    }
+
+    /// Where `--hgrm FILE` puts the open model's service times: `FILE` with `-service` before `.hgrm`.
+    package static func serviceHgrmPath(_ path: String) -> String {
+        path.hasSuffix(".hgrm") ? String(path.dropLast(5)) + "-service.hgrm" : path + "-service.hgrm"
     }
 }

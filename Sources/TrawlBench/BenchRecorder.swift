@@ -74,6 +74,21 @@ package final class BenchRecorder: Sendable {
     private struct Rows {
         var pending: [Int: (window: BenchHistogram?, row: Row, count: Int)] = [:]
         var rows: [Row] = []
+        /// The complete intervals' latencies together, for the live view (`--tui`): added once per interval.
+        var total: BenchHistogram?
+        var statusClasses = [0, 0, 0, 0, 0]
+    }
+
+    /// What the live view (`--tui`) draws: the complete intervals so far (the last `recent` rows), their latencies
+    /// together and their responses by status class.
+    package struct Live: Sendable {
+        package var rows: [Row]
+        package var latencies: BenchHistogram?
+        package var statusClasses: [Int]
+    }
+
+    package func live(recent: Int = 60) -> Live {
+        rows.withLock { Live(rows: Array($0.rows.suffix(recent)), latencies: $0.total, statusClasses: $0.statusClasses) }
     }
 
     /// The start of the measurement (the end of the warm-up).
@@ -83,6 +98,7 @@ package final class BenchRecorder: Sendable {
     private let stripes: [Stripe]
     private let rows: Mutex<Rows>
     private let stop = Atomic<Bool>(false)
+    private let cut = Atomic<Bool>(false)
 
     /// `stripes`: one per engine loop thread; worker `w` records into stripe `w % stripes`.
     package init(origin: ContinuousClock.Instant, interval: Duration, stripes: Int = 1) {
@@ -97,6 +113,11 @@ package final class BenchRecorder: Sendable {
     /// Set by Ctrl-C: workers send nothing more.
     package var isStopped: Bool { stop.load(ordering: .relaxed) }
     package func requestStop() { stop.store(true, ordering: .relaxed) }
+
+    /// Set at the end of `-d` plus its grace: the requests still in flight are being cancelled, and each that
+    /// fails now is counted as cut off, not as an error.
+    package var isCutOff: Bool { cut.load(ordering: .relaxed) }
+    package func cutOff() { cut.store(true, ordering: .relaxed) }
 
     private func stripe(_ worker: Int) -> Stripe { stripes[worker % stripes.count] }
 
@@ -131,13 +152,21 @@ package final class BenchRecorder: Sendable {
         if !closed.isEmpty { submit(closed) }
     }
 
-    func endedWithError(worker: Int = 0, at instant: ContinuousClock.Instant, late: Bool = false) {
+    /// A failed request: an error, or (`status`) a response whose status is not expected, which still counts in
+    /// its status class and bytes.
+    func endedWithError(
+        worker: Int = 0, at instant: ContinuousClock.Instant, late: Bool = false, status: Int? = nil, bytes: Int = 0
+    ) {
         let stripe = stripe(worker)
         stripe.flight.subtract(1, ordering: .relaxed)
         let index = intervalIndex(instant)
         let closed = stripe.state.withLock { state -> [Contribution] in
             let closed = close(&state, through: index, flight: stripe)
             state.row.errors += 1
+            state.row.bytes += bytes
+            if let status, case let statusClass = status / 100 - 1, (0..<5).contains(statusClass) {
+                state.row.statusClasses[statusClass] += 1
+            }
             state.errors += 1
             if late { state.lateStarts += 1 }
             return closed
@@ -145,7 +174,7 @@ package final class BenchRecorder: Sendable {
         if !closed.isEmpty { submit(closed) }
     }
 
-    /// A request cut short by Ctrl-C: neither a response nor an error.
+    /// A request cut short by Ctrl-C or by the end of `-d`: neither a response nor an error.
     func abandoned(worker: Int = 0) { stripe(worker).flight.subtract(1, ordering: .relaxed) }
 
     /// Paginated flows: one page received, or failed.
@@ -157,9 +186,9 @@ package final class BenchRecorder: Sendable {
             timings: head.timings)
     }
 
-    func recordPageError(worker: Int) {
+    func recordPageError(worker: Int, status: Int? = nil, bytes: Int = 0) {
         stripe(worker).flight.add(1, ordering: .relaxed)
-        endedWithError(worker: worker, at: .now)
+        endedWithError(worker: worker, at: .now, status: status, bytes: bytes)
     }
 
     /// Closes the intervals that ended before `instant` in every stripe (called by the ticker, so a stalled
@@ -256,7 +285,11 @@ package final class BenchRecorder: Sendable {
             }
             while let entry = rows.pending[rows.rows.count], entry.count == count {
                 var row = entry.row
-                if let window = entry.window { Self.summarize(&row, window) }
+                if let window = entry.window {
+                    Self.summarize(&row, window)
+                    Self.add(&rows.total, window)
+                }
+                for index in 0..<5 { rows.statusClasses[index] += row.statusClasses[index] }
                 rows.rows.append(row)
                 rows.pending[rows.rows.count - 1] = nil
             }

@@ -38,6 +38,9 @@ package struct BenchReport {
     /// One value per completed request, in microseconds. In the open model, measured from the request's
     /// intended send time.
     let latencies: BenchHistogram
+    /// Open model only: the same requests' service times, from their actual send (uncorrected, as wrk2's
+    /// "uncorrected" figures); a request that waited for a free slot does not count its wait here.
+    var serviceLatencies: BenchHistogram?
     let bytes: Int
     let errors: [String: Int]
     let statuses: [Int: Int]
@@ -54,6 +57,14 @@ package struct BenchReport {
     var maxLateness: Duration = .zero
     /// Open model with -d: requests whose intended send time fell inside the run but that never started.
     var unsent = 0
+    /// With -d: requests still in flight at the end plus the grace, cancelled (neither responses nor errors).
+    var cutOff = 0
+    /// `--timeout`: the per-request limit in seconds.
+    var timeoutSeconds: Double?
+    /// Wall-clock time (Unix seconds) of the start of the measurement: `--merge` lines up intervals by it.
+    var startedAt: Double?
+    /// `--expect-status`: any other status is a failed request (in `errors` by class).
+    var expectedStatus = BenchStatusSet.success
     var warmupSeconds: Double = 0
     /// Requests sent during the warm-up (not measured).
     var warmupRequests = 0
@@ -84,9 +95,14 @@ package struct BenchReport {
     }
 
     /// The latency at percentile `p` (0...100) in milliseconds; 100 is the maximum recorded.
-    func percentile(_ p: Double) -> Double {
-        guard latencies.totalCount > 0 else { return 0 }
-        let micros = p >= 100 ? latencies.maxRecorded : latencies.valueAtPercentile(p)
+    func percentile(_ p: Double) -> Double { Self.percentile(p, of: latencies) }
+
+    /// The service time at percentile `p` in milliseconds (open model; 0 without one).
+    func servicePercentile(_ p: Double) -> Double { serviceLatencies.map { Self.percentile(p, of: $0) } ?? 0 }
+
+    static func percentile(_ p: Double, of histogram: BenchHistogram) -> Double {
+        guard histogram.totalCount > 0 else { return 0 }
+        let micros = p >= 100 ? histogram.maxRecorded : histogram.valueAtPercentile(p)
         return Double(micros) / 1000
     }
 
@@ -124,6 +140,14 @@ package struct BenchReport {
                 + "p99 \(number(percentile(99), 2))  p99.9 \(number(percentile(99.9), 2))  "
                 + "max \(number(percentile(100), 2))" + (mode == .open ? " (from intended send times)" : ""),
         ]
+        if serviceLatencies != nil {
+            lines.append(
+                "  service ms    p50 \(number(servicePercentile(50), 2))  p90 \(number(servicePercentile(90), 2))  "
+                    + "p99 \(number(servicePercentile(99), 2))  p99.9 \(number(servicePercentile(99.9), 2))  "
+                    + "max \(number(servicePercentile(100), 2)) (from the actual sends, uncorrected)")
+        } else {
+            lines.append("  measured      from each request's actual send (closed model: service time)")
+        }
         if mode == .open {
             lines.append(
                 "  late starts   \(lateStarts) (max \(number(maxLatenessMilliseconds, 2)) ms late)"
@@ -136,7 +160,19 @@ package struct BenchReport {
             "  statuses      \(statusText.isEmpty ? "-" : statusText)",
             "  errors        \(errorText)",
         ]
-        if non2xx > 0 { lines.append("  note          \(non2xx) responses were not 2xx") }
+        if cutOff > 0 {
+            lines.append(
+                "  cut off       \(cutOff) in flight at the end of -d, cancelled after a "
+                    + "\(number(BenchReport.seconds(BenchRunner.cutOffGrace), 1)) s grace (not counted as errors)")
+        }
+        let unexpected = statuses.filter { !expectedStatus.contains($0.key) }.values.reduce(0, +)
+        if unexpected > 0 {
+            lines.append(
+                "  note          \(unexpected) responses had a status outside \(expectedStatus) (failed requests; "
+                    + "--expect-status says which succeed)")
+        } else if non2xx > 0 {
+            lines.append("  note          \(non2xx) responses were not 2xx")
+        }
         if interrupted { lines.append("  note          stopped by Ctrl-C: these are the requests measured until then") }
         lines += latencyPictureLines(allIntervals: allIntervals)
         return lines.joined(separator: "\n")
@@ -165,12 +201,26 @@ package struct BenchReport {
                 "p50": percentile(50), "p90": percentile(90), "p99": percentile(99),
                 "p999": percentile(99.9), "max": percentile(100),
             ],
+            "latency_from": serviceLatencies == nil ? "actual_send" : "intended_send",
+            "service_latency_ms": serviceLatencies == nil ? NSNull() : [
+                "p50": servicePercentile(50), "p90": servicePercentile(90), "p99": servicePercentile(99),
+                "p999": servicePercentile(99.9), "max": servicePercentile(100),
+            ] as Any,
             "late_starts": lateStarts,
             "max_lateness_ms": maxLatenessMilliseconds,
             "unsent": unsent,
+            "cut_off": cutOff,
+            "timeout_s": timeoutSeconds.map { $0 as Any } ?? NSNull(),
+            "expect_status": expectedStatus.description,
             "cpu_us_per_request": cpuMicrosecondsPerRequest,
             "statuses": Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             "errors": errors,
+            "started_at": startedAt.map { $0 as Any } ?? NSNull(),
+            // The whole histograms (HdrHistogram's compressed V2 form, base64): `trawl bench --merge` adds them.
+            "histogram": BenchHistogramCodec.encode(latencies),
+            "max_us": latencies.totalCount > 0 ? latencies.maxRecorded : 0,
+            "service_histogram": serviceLatencies.map { BenchHistogramCodec.encode($0) as Any } ?? NSNull(),
+            "service_max_us": serviceLatencies.map { ($0.totalCount > 0 ? $0.maxRecorded : 0) as Any } ?? NSNull(),
         ]
         if let shared { object["rate_store"] = shared.json }
         object.merge(latencyPictureJSON()) { _, new in new }

@@ -119,3 +119,45 @@ extension String {
         count >= width ? " " + self : String(repeating: " ", count: width - count) + self
     }
 }
+
+extension BenchRounds {
+    /// What `--compare` checks before it calls one run better: the facts that define what was measured.
+    static let measuredFacts: [(key: String, name: String)] = [
+        ("urls", "URLs"), ("method", "method"), ("mode", "model"), ("concurrency", "-c"), ("rate", "rate"),
+        ("ramp", "ramp"), ("plan", "-n/-d"), ("http_version", "HTTP version"), ("loops", "loop threads"),
+        ("cores", "cores"), ("trawl_version", "trawl version"),
+    ]
+
+    /// The top-level object of a result file.
+    package static func result(of path: String) throws -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchResultFileError(path: path, problem: .unreadable)
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            number(object["requests_per_s"]) != nil
+        else {
+            throw BenchResultFileError(path: path, problem: .notABenchResult)
+        }
+        return object
+    }
+
+    /// How two results differ in what was measured, one line per fact ("-c: 1 vs 4"); empty when they measured
+    /// the same thing. A fact missing from both (an older result) is not a difference.
+    package static func differences(_ before: [String: Any], _ after: [String: Any]) -> [String] {
+        func text(_ value: Any?, key: String) -> String {
+            guard let value, !(value is NSNull) else { return "none" }
+            if key == "urls", let urls = value as? [Any] { return urls.map { "\($0)" }.sorted().joined(separator: " ") }
+            if let object = value as? [String: Any] {
+                return object.keys.sorted().map { "\($0)=\(text(object[$0], key: $0))" }.joined(separator: ",")
+            }
+            if let number = value as? NSNumber { return String(format: "%g", number.doubleValue) }
+            return "\(value)"
+        }
+        return measuredFacts.compactMap { fact in
+            let left = text(before[fact.key], key: fact.key)
+            let right = text(after[fact.key], key: fact.key)
+            guard left != right else { return nil }
+            return "\(fact.name): \(left.prefix(200)) vs \(right.prefix(200))"
+        }
+    }
+}

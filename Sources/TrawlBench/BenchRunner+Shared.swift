@@ -25,7 +25,7 @@ extension BenchRunner {
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
-                    var result = WorkerResult()
+                    var result = WorkerResult(expected: expectedStatus)
                     while !recorder.isStopped {
                         let request = requests[order.next.add(1, ordering: .relaxed).oldValue % requests.count]
                         guard
@@ -53,7 +53,10 @@ extension BenchRunner {
                             result.warmupRequests += 1
                             continue
                         }
-                        guard result.record(outcome, worker: worker, from: due, to: now, late: late, recorder: recorder)
+                        guard
+                            result.record(
+                                outcome, worker: worker, from: due, to: now, late: late, sent: began,
+                                recorder: recorder)
                         else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)

@@ -44,6 +44,13 @@ package struct BenchRunner: Sendable {
     package let recorder: BenchRecorder
     /// `--rate-store`: the schedule `rate` is shared through with other processes (see BenchRunner+Shared).
     package var shared: SharedBenchSchedule?
+    /// `--timeout`: the per-request limit the client was given, in seconds (for the report).
+    package var timeout: Double?
+    /// `--expect-status`: the statuses of a successful request; any other is a failed request.
+    package var expectedStatus = BenchStatusSet.success
+
+    /// With `-d`: how long requests still in flight at the end may take before they are cancelled (cut off).
+    package static let cutOffGrace: Duration = .milliseconds(500)
 
     package init(
         client: Client, urls: [String], target: Target, concurrency: Int, limit: Limit, recorder: BenchRecorder
@@ -61,7 +68,11 @@ package struct BenchRunner: Sendable {
     }
 
     package struct WorkerResult: Sendable {
+        /// The statuses that count as success (not merged: the same for every worker).
+        var expected = BenchStatusSet.success
         package var latencies = BenchHistogram.benchLatencies()
+        /// Open model: service times, from each request's actual send (uncorrected).
+        package var serviceLatencies = BenchHistogram.benchLatencies()
         package var bytes = 0
         package var errors: [String: Int] = [:]
         package var statuses: [Int: Int] = [:]
@@ -70,11 +81,14 @@ package struct BenchRunner: Sendable {
         package var lateStarts = 0
         package var maxLateness: Duration = .zero
         package var warmupRequests = 0
+        /// In flight at the end of `-d` plus the grace: cancelled, neither a response nor an error.
+        package var cutOff = 0
         /// Set by the task that marks the end of the warm-up.
         package var cpuAtMeasurementStart: Double?
 
         mutating func merge(_ part: WorkerResult) {
             latencies.add(part.latencies)
+            serviceLatencies.add(part.serviceLatencies)
             bytes += part.bytes
             errors.merge(part.errors, uniquingKeysWith: +)
             statuses.merge(part.statuses, uniquingKeysWith: +)
@@ -83,7 +97,16 @@ package struct BenchRunner: Sendable {
             lateStarts += part.lateStarts
             maxLateness = max(maxLateness, part.maxLateness)
             warmupRequests += part.warmupRequests
+            cutOff += part.cutOff
             if let cpu = part.cpuAtMeasurementStart { cpuAtMeasurementStart = cpu }
+        }
+
+        /// A paginated flow's page whose status is not expected: a failed request, by its status class.
+        mutating func failedPage(worker: Int, _ head: ResponseHead, bytes: Int, _ recorder: BenchRecorder) {
+            self.bytes += bytes
+            statuses[head.status, default: 0] += 1
+            errors[BenchStatusSet.errorKind(head.status), default: 0] += 1
+            recorder.recordPageError(worker: worker, status: head.status, bytes: bytes)
         }
 
         mutating func count(_ error: any Error) {
@@ -96,18 +119,31 @@ package struct BenchRunner: Sendable {
         /// errors of the server, and the worker ends.
         mutating func record(
             _ outcome: Result<Response, any Error>, worker: Int, from start: ContinuousClock.Instant,
-            to now: ContinuousClock.Instant, late: Bool = false, recorder: BenchRecorder
+            to now: ContinuousClock.Instant, late: Bool = false, sent: ContinuousClock.Instant? = nil,
+            recorder: BenchRecorder
         ) -> Bool {
             switch outcome {
+            case .success(let response) where !expected.contains(response.status):
+                bytes += response.body.count
+                statuses[response.status, default: 0] += 1
+                errors[BenchStatusSet.errorKind(response.status), default: 0] += 1
+                recorder.endedWithError(
+                    worker: worker, at: now, late: late, status: response.status, bytes: response.body.count)
             case .success(let response):
                 let latency = start.duration(to: now)
                 latencies.recordLatency(latency)
+                if let sent { serviceLatencies.recordLatency(sent.duration(to: now)) }
                 bytes += response.body.count
                 statuses[response.status, default: 0] += 1
                 recorder.ended(
                     worker: worker, at: now, latency: latency, bytes: response.body.count, status: response.status,
                     timings: response.timings, late: late)
             case .failure(let error):
+                if recorder.isCutOff {
+                    recorder.abandoned(worker: worker)
+                    cutOff += 1
+                    return false
+                }
                 if recorder.isStopped {
                     recorder.abandoned(worker: worker)
                     return false
@@ -144,28 +180,8 @@ package struct BenchRunner: Sendable {
         let start = measureFrom - warmup
         let cpuBefore = BenchReport.cpuTime()
         let sharedBefore = shared?.statistics
-        var results: WorkerResult
-        var unsent = 0
-        switch target {
-        case .urls(let requests):
-            if let shared {
-                results = await sharedOpenModel(
-                    requests: requests, shared: shared, clock: clock, measureFrom: measureFrom)
-            } else if let rate {
-                let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit, ramp: ramp)
-                // Open-model workers also run on the loop threads; they sleep until each request is due.
-                results = await openModel(requests: requests, schedule: schedule, clock: clock)
-                if case .duration = limit {
-                    let started = results.latencies.totalCount + UInt64(results.errors.values.reduce(0, +))
-                    unsent = max(0, schedule.endTicket - schedule.warmupTickets - Int(started))
-                }
-            } else {
-                // The workers run on the engine's loop threads (`executor(forWorker:)`): a finished transfer
-                // resumes its worker there, with no thread hand-off (its own work per request is a few counters).
-                results = await closedModel(requests: requests, clock: clock, measureFrom: measureFrom)
-            }
-        case .pages(let requests, let items, let style):
-            results = await flows(requests: requests, items: items, style: style, clock: clock, measureFrom: measureFrom)
+        let (results, unsent) = await withDeadline(clock: clock, at: measureFrom) {
+            await load(clock: clock, start: start, measureFrom: measureFrom)
         }
         let end = clock.now
         let recorded = recorder.finish(at: end)
@@ -184,6 +200,11 @@ package struct BenchRunner: Sendable {
         report.lateStarts = results.lateStarts
         report.maxLateness = results.maxLateness
         report.unsent = unsent
+        report.cutOff = results.cutOff
+        report.timeoutSeconds = timeout
+        report.expectedStatus = expectedStatus
+        report.startedAt = Date().timeIntervalSince1970 - BenchReport.seconds(measureFrom.duration(to: clock.now))
+        if report.mode == .open { report.serviceLatencies = results.serviceLatencies }
         report.warmupSeconds = BenchReport.seconds(warmup)
         report.warmupRequests = results.warmupRequests
         report.intervals = recorded.rows
@@ -192,6 +213,69 @@ package struct BenchRunner: Sendable {
         report.interrupted = recorder.isStopped
         if let shared { report.shared = BenchSharedSummary(shared, before: sharedBefore, unsent: &report.unsent) }
         return report
+    }
+
+    /// Runs the load of the target and model chosen; also returns the open model's scheduled requests that never
+    /// started.
+    private func load(clock: ContinuousClock, start: ContinuousClock.Instant, measureFrom: ContinuousClock.Instant)
+        async -> (WorkerResult, Int)
+    {
+        var results: WorkerResult
+        var unsent = 0
+        switch target {
+        case .urls(let requests):
+            if let shared {
+                results = await sharedOpenModel(
+                    requests: requests, shared: shared, clock: clock, measureFrom: measureFrom)
+            } else if let rate {
+                let schedule = Schedule(start: start, rate: rate, warmup: warmup, limit: limit, ramp: ramp)
+                // Open-model workers also run on the loop threads; they sleep until each request is due.
+                results = await openModel(requests: requests, schedule: schedule, clock: clock)
+                if case .duration = limit {
+                    let started = results.latencies.totalCount
+                        + UInt64(results.errors.values.reduce(0, +) + results.cutOff)
+                    unsent = max(0, schedule.endTicket - schedule.warmupTickets - Int(started))
+                }
+            } else {
+                // The workers run on the engine's loop threads (`executor(forWorker:)`): a finished transfer
+                // resumes its worker there, with no thread hand-off (its own work per request is a few counters).
+                results = await closedModel(requests: requests, clock: clock, measureFrom: measureFrom)
+            }
+        case .pages(let requests, let items, let style):
+            results = await flows(requests: requests, items: items, style: style, clock: clock, measureFrom: measureFrom)
+        }
+        return (results, unsent)
+    }
+
+    /// With `-d`, `-d` is a hard deadline: at its end plus ``cutOffGrace`` the requests still in flight are
+    /// cancelled (the recorder counts them as cut off), so a stalled server cannot stretch the run.
+    private func withDeadline(
+        clock: ContinuousClock, at measureFrom: ContinuousClock.Instant,
+        _ body: @escaping @Sendable () async -> (WorkerResult, Int)
+    ) async -> (WorkerResult, Int) {
+        guard case .duration(let span) = limit else { return await body() }
+        let cutAt = measureFrom + span + Self.cutOffGrace
+        let recorder = self.recorder
+        return await withTaskGroup(of: (WorkerResult, Int)?.self) { group in
+            group.addTask { await body() }
+            group.addTask {
+                do {
+                    try await clock.sleep(until: cutAt, tolerance: .milliseconds(10))
+                } catch {
+                    return nil
+                }
+                recorder.cutOff()
+                return nil
+            }
+            var outcome = (WorkerResult(), 0)
+            while let next = await group.next() {
+                // The load ended (the timer is no longer needed), or the timer fired (the load is cancelled, and
+                // its workers return what they recorded).
+                group.cancelAll()
+                if let next { outcome = next }
+            }
+            return outcome
+        }
     }
 
     /// Adds a task that records the process CPU time when the warm-up ends (none without a warm-up).
@@ -225,7 +309,7 @@ package struct BenchRunner: Sendable {
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
-                    var result = WorkerResult()
+                    var result = WorkerResult(expected: expectedStatus)
                     var warmingUp = warming
                     var warmupIndex = worker
                     while true {
@@ -267,7 +351,7 @@ package struct BenchRunner: Sendable {
             markMeasurementStart(in: &group, clock: clock, at: schedule.due(schedule.warmupTickets))
             for worker in 0..<concurrency {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
-                    var result = WorkerResult()
+                    var result = WorkerResult(expected: expectedStatus)
                     while true {
                         // Tickets go out in order, so a worker that frees up takes the most overdue request.
                         let index = ticket.next.add(1, ordering: .relaxed).oldValue
@@ -295,7 +379,8 @@ package struct BenchRunner: Sendable {
                             continue
                         }
                         guard result.record(
-                            outcome, worker: worker, from: due, to: clock.now, late: late, recorder: recorder)
+                            outcome, worker: worker, from: due, to: clock.now, late: late, sent: began,
+                            recorder: recorder)
                         else { break }
                         if late { result.lateStarts += 1 }
                         result.maxLateness = max(result.maxLateness, lateness)
@@ -323,7 +408,7 @@ package struct BenchRunner: Sendable {
             markMeasurementStart(in: &group, clock: clock, at: measureFrom)
             for worker in 0..<concurrency {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
-                    var result = WorkerResult()
+                    var result = WorkerResult(expected: expectedStatus)
                     var flowNumber = worker
                     flows: while !recorder.isStopped {
                         // Each flow is one walk: the plan's loop guard ends a flow whose pages cycle.
@@ -350,6 +435,8 @@ package struct BenchRunner: Sendable {
                                     let response = try await page.readToEnd { _ in }
                                     if !measured {
                                         result.warmupRequests += 1
+                                    } else if !expectedStatus.contains(response.head.status) {
+                                        result.failedPage(worker: worker, response.head, bytes: page.byteCount, recorder)
                                     } else {
                                         result.latencies.recordLatency(began.duration(to: clock.now))
                                         recorder.recordPage(worker: worker, response.head, bytes: page.byteCount, began: began)
@@ -362,9 +449,17 @@ package struct BenchRunner: Sendable {
                                     action = plan.next()
                                     if case .done = action, measured, flowMeasured { result.flows += 1 }
                                 } catch {
+                                    if recorder.isCutOff {
+                                        if measured { result.cutOff += 1 }
+                                        break flows
+                                    }
                                     if let shared, let head = error.head { await shared.answered(current, head) }
                                     if !measured {
                                         result.warmupRequests += 1
+                                    } else if error.kind == .status, let head = error.head,
+                                        !expectedStatus.contains(head.status)
+                                    {
+                                        result.failedPage(worker: worker, head, bytes: 0, recorder)
                                     } else if error.kind == .status, let head = error.head {
                                         // A rejected page is counted by its status, not as an error; it ends the
                                         // flow.

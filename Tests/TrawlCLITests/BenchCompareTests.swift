@@ -23,14 +23,41 @@ struct BenchCompareTests {
                 #expect(rounds.last?["requests_per_s"] as? Double == report["requests_per_s"] as? Double,
                         "the top level is the last round")
             }
-            let compared = try await trawl(["bench", "--compare", "before.json", "after.json"], in: workspace)
+            // -c 1 against -c 4 measured different things: refused, unless forced.
+            let refused = try await trawl(["bench", "--compare", "before.json", "after.json"], in: workspace)
+            #expect(refused.status == 2, "\(refused.stdout)")
+            #expect(refused.stderr.contains("the runs differ in what was measured"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("  -c: 1 vs 4"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+            let compared = try await trawl(
+                ["bench", "--compare", "--force", "before.json", "after.json"], in: workspace)
             #expect(compared.status == 0, "\(compared.stderr)")
+            #expect(compared.stdout.contains("note: the runs differ in -c: 1 vs 4"), "\(compared.stdout)")
             #expect(compared.stdout.hasPrefix("trawl bench --compare: before.json (2 round(s)) vs after.json"))
             for name in ["requests/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors"] {
                 #expect(compared.stdout.contains("\n  \(name) "), "\(compared.stdout)")
             }
             #expect(compared.stdout.contains("x  within noise") || compared.stdout.contains("x  better")
                     || compared.stdout.contains("x  worse"))
+        }
+    }
+
+    @Test func runsThatMeasuredTheSameThingCompareAndOthersAreNamed() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try await TestServer.with { server in
+            let url = server.url("/json/small")
+            for (file, extra) in [("a.json", ["-c", "2"]), ("b.json", ["-c", "2"]), ("c.json", ["-c", "2", "-X", "HEAD"])] {
+                let run = try await trawl(["bench", "--json", "-n", "100"] + extra + [url], in: workspace)
+                #expect(run.status == 0, "\(run.stderr)")
+                try workspace.write(file, run.stdout)
+            }
+            let same = try await trawl(["bench", "--compare", "a.json", "b.json"], in: workspace)
+            #expect(same.status == 0, "\(same.stderr)")
+            #expect(!same.stdout.contains("note: the runs differ"), "\(same.stdout)")
+            let method = try await trawl(["bench", "--compare", "a.json", "c.json"], in: workspace)
+            #expect(method.status == 2)
+            #expect(method.stderr.contains("  method: GET vs HEAD"), "\(method.stderr)")
         }
     }
 

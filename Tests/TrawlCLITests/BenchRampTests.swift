@@ -39,7 +39,7 @@ struct BenchRampTests {
         (["--rate", "1:2:3", "--ramp", "5"], "or START:END, not '1:2:3'"),
         (["--rate", "100:1e9", "--ramp", "5"], "--rate must be at most"),
         (["--rate", "100:200", "--ramp", "0"], "--ramp must be from more than 0"),
-        (["--rate", "100:200", "--ramp", "nan"], "--ramp must be from more than 0"),
+        (["--rate", "100:200", "--ramp", "nan"], "is invalid for '--ramp"),
     ])
     func badRampsExitTwo(arguments: [String], message: String) async throws {
         let result = try await trawl(["bench"] + arguments + ["http://127.0.0.1:9/"])

@@ -8,7 +8,7 @@ private let chromium = URL(fileURLWithPath: "/usr/bin/chromium")
 
 /// Runs headless Chromium on `page` with `flags` (--dump-dom, --screenshot=…); returns its exit status, stdout
 /// (the DOM after the page's script ran) and stderr (with the page's console messages).
-private func headless(_ flags: [String], page: String, in workspace: Workspace) async throws
+private func headless(_ flags: [String], page: String, in workspace: Workspace, width: Int = 1000) async throws
     -> (status: Int32, stdout: String, stderr: String)
 {
     try #require(
@@ -17,7 +17,7 @@ private func headless(_ flags: [String], page: String, in workspace: Workspace) 
     let child = try TrawlProcess(
         ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
          "--user-data-dir=" + workspace.path("chromium-profile"), "--enable-logging=stderr", "--v=0",
-         "--window-size=1000,1400"] + flags + ["file://" + workspace.path(page)],
+         "--window-size=\(width),1400"] + flags + ["file://" + workspace.path(page)],
         in: workspace, environment: ["HOME": workspace.directory.path], executable: chromium)
     let status = try await child.wait(timeout: .seconds(90))
     return (status, child.stdout, child.stderr)
@@ -45,6 +45,42 @@ private func close(_ a: [[Double]], _ b: [[Double]]) -> Bool {
 /// `trawl bench --report`, opened in a real browser (headless Chromium).
 @Suite("trawl bench --report in Chromium", .serialized, .endToEnd)
 struct BenchReportBrowserTests {
+    @Test func reportFitsEveryWidthFrom700To1920WithHeadlineNumbersFirst() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try await TestServer.with { server in
+            // A long URL and two runs: the table and the legends must not widen the page.
+            let long = server.url("/json/small") + "?" + (1...12).map { "parameter\($0)=value\($0)" }.joined(separator: "&")
+            for file in ["a.json", "b.json"] {
+                let run = try await trawl(
+                    ["bench", "--json", "--quiet", "-d", "1", "--interval", "250ms", "-c", "32", "--rate", "400",
+                     long, server.url("/json/small")], in: workspace)
+                #expect(run.status == 0, "\(run.stderr)")
+                try workspace.write(file, run.stdout)
+            }
+            let made = try await trawl(["bench", "--report", "both.html", "a.json", "b.json"], in: workspace)
+            #expect(made.status == 0, "\(made.stderr)")
+            for width in [700, 1400, 1920] {
+                let loaded = try await headless(["--dump-dom"], page: "both.html", in: workspace, width: width)
+                let dom = loaded.stdout
+                #expect(dom.contains("data-drawn=\"2\""), "\(loaded.stderr)")
+                let scroll = try #require(dom.firstMatch(of: /data-scroll-width="(\d+)"/)).output.1
+                let inner = try #require(dom.firstMatch(of: /data-inner-width="(\d+)"/)).output.1
+                #expect(Int(scroll) ?? .max <= Int(inner) ?? 0, "at \(width) px: scrollWidth \(scroll) > \(inner)")
+                // Headline numbers come before the first chart; the service times are there (open model).
+                let headline = try #require(dom.range(of: "id=\"headline\""))
+                let firstChart = try #require(dom.range(of: "<svg "))
+                #expect(headline.lowerBound < firstChart.lowerBound)
+                #expect(dom.contains("service p99 ms"))
+                #expect(dom.contains("title=\"\(long.replacingOccurrences(of: "&", with: "&amp;"))"), "the whole URL in a title")
+            }
+            let shot = try await headless(
+                ["--screenshot=" + workspace.path("narrow.png")], page: "both.html", in: workspace, width: 700)
+            #expect(shot.status == 0)
+            #expect(workspace.data("narrow.png").count > 10_000)
+        }
+    }
+
     @Test func reportLoadsWithoutConsoleErrorsIsSelfContainedAndNotBlank() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
@@ -66,7 +102,7 @@ struct BenchReportBrowserTests {
             let loaded = try await headless(["--dump-dom"], page: "run.html", in: workspace)
             #expect(loaded.status == 0, "\(loaded.stderr)")
             #expect(loaded.stdout.contains("data-drawn=\"1\""), "the page's script ran to the end")
-            #expect(loaded.stdout.components(separatedBy: "<svg ").count - 1 == 4, "four charts")
+            #expect(loaded.stdout.components(separatedBy: "<svg ").count - 1 == 5, "five charts")
             let console = loaded.stderr.split(separator: "\n").filter { $0.contains("CONSOLE") }
             #expect(console.isEmpty, "console messages: \(console)")
             #expect(!loaded.stderr.contains("Uncaught"), "\(loaded.stderr)")
@@ -108,7 +144,12 @@ struct BenchReportBrowserTests {
                 #expect(!rows.isEmpty)
                 func value(_ row: [String: Any], _ key: String) -> Double { (row[key] as? NSNumber)?.doubleValue ?? -1 }
                 let mids = rows.map { (value($0, "start_s") + value($0, "end_s")) / 2 }
-                let rps = zip(rows, mids).map { row, mid in
+                // Rates leave out a partial last row shorter than half an interval.
+                let interval = (result["interval_s"] as? NSNumber)?.doubleValue ?? 1
+                let rated = zip(rows, mids).filter { row, _ in
+                    !(row["partial"] as? Bool == true && value(row, "end_s") - value(row, "start_s") < interval / 2)
+                }
+                let rps = rated.map { row, mid in
                     [mid, value(row, "requests") / (value(row, "end_s") - value(row, "start_s"))]
                 }
                 #expect(close(drawn["\(file) requests/s"] ?? [], rps), "\(drawn["\(file) requests/s"] ?? [])")
@@ -120,7 +161,7 @@ struct BenchReportBrowserTests {
                 let expected = distribution.filter { value($0, "percentile") < 100 }
                     .map { [value($0, "percentile"), value($0, "ms")] }
                 #expect(close(drawn["\(file) latency"] ?? [], expected), "\(file) distribution")
-                let ok = zip(rows, mids).map { row, mid in
+                let ok = rated.map { row, mid in
                     [mid, Double((row["statuses"] as? [String: Int])?["2xx"] ?? -1)
                         / (value(row, "end_s") - value(row, "start_s"))]
                 }

@@ -46,13 +46,42 @@ struct Bench: AsyncParsableCommand {
     var requests: Int?
 
     @Option(
-        name: [.customShort("d"), .customLong("duration")], help: "Run for this many seconds instead of -n.",
-        transform: { try NumberOption.seconds($0, positive: true) })
+        name: [.customShort("d"), .customShort("z"), .customLong("duration")],
+        help: ArgumentHelp(
+            "Run for this long instead of -n: seconds, or 500ms, 2s, 1m (-z as in oha).",
+            discussion: "A hard deadline: requests still in flight at the end get a grace of 0.5 s, then are "
+                + "cancelled and counted as cut off (not as errors).",
+            valueName: "DURATION"),
+        transform: BenchDurationOption.positiveSeconds)
     var duration: Double?
 
     @Option(
-        help: "Send requests for this many seconds first, without measuring them.",
-        transform: { try NumberOption.seconds($0) })
+        help: ArgumentHelp(
+            "Give up on a request after this long (500ms, 2s, 1m; counted as a timeout error).",
+            valueName: "DURATION"),
+        transform: BenchDurationOption.positiveSeconds)
+    var timeout: Double?
+
+    @Option(
+        name: .customLong("expect-status"),
+        help: ArgumentHelp(
+            "The statuses of a successful request, such as 200,204,404 or 200-299 (default 200-399).",
+            discussion: "A response with any other status is a failed request: counted among the errors by its "
+                + "class (http_4xx, http_5xx) and judged by --threshold errors<….",
+            valueName: "CODES"),
+        transform: { text in
+            guard let set = BenchStatusSet(parsing: text) else {
+                throw ValidationError("give statuses from 100 to 599 or ranges of them, such as 200,204,404 or 200-299")
+            }
+            return set
+        })
+    var expectStatus: BenchStatusSet?
+
+    @Option(
+        help: ArgumentHelp(
+            "Send requests for this long first (seconds, or 500ms, 2s, 1m), without measuring them.",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var warmup: Double?
 
     @Option(
@@ -65,7 +94,11 @@ struct Bench: AsyncParsableCommand {
             valueName: "R or START:END"))
     var rateSpec: String?
 
-    @Option(help: "With --rate START:END: seconds over which the rate goes from START to END.")
+    @Option(
+        help: ArgumentHelp(
+            "With --rate START:END: how long the rate takes to go from START to END (seconds, or 30s, 2m).",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var ramp: Double?
 
     @Flag(
@@ -87,6 +120,17 @@ struct Bench: AsyncParsableCommand {
             discussion: "Prints requests/s, percentiles and errors side by side with ratios; a difference is "
                 + "within noise when the rounds' ranges (--rounds) overlap."))
     var compare = false
+
+    @Flag(help: "With --compare: compare runs even when they differ in what was measured (URLs, -c, rate, …).")
+    var force = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Merge results: trawl bench --merge A.json B.json … > all.json (from --json of several processes).",
+            discussion: "Adds their whole latency histograms, so the percentiles are exact (as if one process had "
+                + "recorded every request); sums counts, statuses and errors, and intervals by wall-clock time. "
+                + "Prints the merged result as JSON; --threshold judges the merge (exit 3); runs nothing."))
+    var merge = false
 
     /// `--rate R` or `--rate START:END`: START, and END when given (nil when a part is not a number).
     var rates: (start: Double, end: Double?)? {
@@ -134,7 +178,18 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "No live panel on the terminal while the run goes (the summary is still printed).")
     var quiet = false
 
-    @Option(help: "Seconds per row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight).")
+    @Flag(
+        help: ArgumentHelp(
+            "A full live view on the terminal instead of the two-line panel: percentiles, statuses and histogram so "
+                + "far, requests/s over time."))
+    var tui = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The length of a row of the per-interval table (requests, errors, bytes, p50, p99, max, in flight): "
+                + "seconds, or 500ms, 2s.",
+            valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var interval: Double?
 
     @Option(
@@ -156,7 +211,10 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("http2"), help: "Negotiate HTTP/2 (https URLs only).")
     var http2 = false
 
-    @Option(name: .customLong("connect-timeout"), help: "Longest wait for a connection, in seconds.")
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp("Longest wait for a connection (seconds, or 500ms, 2s).", valueName: "DURATION"),
+        transform: { try BenchDurationOption.seconds($0) })
     var connectTimeout: Double?
 
     @OptionGroup(title: "TLS") var tls: TLSFlags
@@ -166,6 +224,7 @@ struct Bench: AsyncParsableCommand {
     func validate() throws {
         if requests != nil, duration != nil { throw ValidationError("give either -n or -d, not both") }
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
+        try SecondsOption.validate(timeout, flag: "--timeout")
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
@@ -194,7 +253,14 @@ struct Bench: AsyncParsableCommand {
         try HeaderOption.validate(headers)
         try HeaderOption.validateSensitive(sensitiveHeaders)
         // --compare and --report with saved results take files, not URLs.
-        if !compare, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
+        if merge {
+            if compare { throw ValidationError("--merge does not go with --compare") }
+            if urls.isEmpty || urls.contains(where: { $0.contains("://") }) {
+                throw ValidationError("--merge takes result files: trawl bench --merge A.json B.json … > all.json")
+            }
+            if urls.count > BenchMerge.maxInputs { throw ValidationError("--merge takes at most 1000 files") }
+        }
+        if !compare, !merge, !reportsFiles { for url in urls { try RequestOption.checkURL(url) } }
         try RequestOption.checkHeaderCharacters(headers)
         if items == nil {
             if pagination.paginate != nil { throw ValidationError("--paginate needs --items KEYPATH (where the items are)") }
@@ -231,7 +297,11 @@ struct Bench: AsyncParsableCommand {
 
     func run() async throws {
         if compare {
-            try Self.compare(urls[0], urls[1])
+            try Self.compare(urls[0], urls[1], force: force)
+            return
+        }
+        if merge {
+            try mergeResults()
             return
         }
         if let report, reportsFiles {
@@ -251,6 +321,7 @@ struct Bench: AsyncParsableCommand {
         if http2 { config.httpVersion = .http2 }
         tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
         if let connectTimeout { config.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
+        if let timeout { config.timeouts.total = BenchDurationText.duration(seconds: timeout) }
         let client = Client(configuration: config)
 
         let requestBody: RequestBody? = body.map { .string($0) }
@@ -311,13 +382,17 @@ struct Bench: AsyncParsableCommand {
         runner.warmup = warmupSpan
         runner.rate = rate
         runner.shared = shared
+        runner.timeout = timeout
+        if let expectStatus { runner.expectedStatus = expectStatus }
         if let end = rates?.end, let ramp { runner.ramp = BenchRunner.Ramp(endRate: end, seconds: ramp) }
         let plan: BenchPanel.Plan = switch limit {
         case .duration(let span): .seconds(BenchReport.seconds(span))
         case .requests(let count): .requests(count)
         }
-        let panel = BenchPanel(
+        var configuredPanel = BenchPanel(
             recorder: recorder, plan: plan, draws: BenchPanel.shouldDraw(json: json, quiet: quiet))
+        configuredPanel.full = tui
+        let panel = configuredPanel
         let configured = runner
         return await BenchInterrupt.run(recorder: recorder) {
             let ticker = Task { await panel.run() }

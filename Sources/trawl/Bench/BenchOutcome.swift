@@ -92,7 +92,16 @@ extension Bench {
 
     /// Facts of the run the JSON and the report carry besides the measurements.
     private func parameters() -> [String: Any] {
-        [
+        let plan: String = if let duration {
+            "duration \(String(format: "%g", duration)) s"
+        } else if let requests {
+            "requests \(requests)"
+        } else {
+            rate == nil ? "requests 20000" : "duration \(String(format: "%g", max(10, ramp ?? 0))) s"
+        }
+        return [
+            "method": method ?? (body == nil ? "GET" : "POST"),
+            "plan": plan,
             "http_version": http2 ? "2" : "1.1",
             "trawl_version": TrawlVersion.current,
             "cores": ProcessInfo.processInfo.activeProcessorCount,
@@ -113,13 +122,24 @@ extension Bench {
         }
         if json {
             print(jsonText)
+            // The summary reaches stdout before any line on stderr: a `2>&1` log reads top to bottom.
+            fflush(nil)
             for check in checks { FileHandle.standardError.write(Data((check.line(for: report) + "\n").utf8)) }
         } else {
             print(report.table(embeddedServer: embeddedServer, allIntervals: interval != nil))
             for check in checks { print(check.line(for: report)) }
         }
+        if store.rateStore != nil {
+            let line = "merge: save each process's --json and run: trawl bench --merge A.json B.json … > all.json "
+                + "(exact percentiles over every process)"
+            if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+        }
+        fflush(nil)
         if let hgrm {
             try ReportFile.write(Array(report.hgrm().utf8), to: hgrm, flag: "--hgrm")
+            if let service = report.serviceHgrm() {
+                try ReportFile.write(Array(service.utf8), to: BenchReport.serviceHgrmPath(hgrm), flag: "--hgrm")
+            }
         }
         if report.interrupted { throw ExitCode(130) }
         if report.completed == 0 { throw CLIFailure("error: no request succeeded") }
@@ -132,11 +152,48 @@ extension Bench {
 }
 
 extension Bench {
+    /// `--merge A.json B.json …`: the merged result as JSON on stdout, judged by the thresholds (exit 3).
+    func mergeResults() throws {
+        var inputs: [(name: String, object: [String: Any])] = []
+        let merged: BenchReport
+        do throws(BenchMerge.Problem) {
+            for file in urls { inputs.append((file, try BenchMerge.read(file))) }
+            merged = try BenchMerge.merge(inputs)
+        } catch {
+            throw CLIFailure("error: \(error.description)")
+        }
+        let checks = try thresholds()
+        var extra: [String: Any] = ["merged_from": urls]
+        if !checks.isEmpty { extra["thresholds"] = checks.map { $0.json(for: merged) } }
+        let jsonText = merged.json(extra: extra)
+        if let path = report {
+            let object = (try? JSONSerialization.jsonObject(with: Data(jsonText.utf8))) as? [String: Any] ?? [:]
+            try Self.writeReport(BenchHTMLReport.html([BenchHTMLReport.Run(label: "merged", object: object)]), to: path)
+        }
+        print(jsonText)
+        fflush(nil)
+        for check in checks { FileHandle.standardError.write(Data((check.line(for: merged) + "\n").utf8)) }
+        let failed = checks.filter { !$0.holds(in: merged) }.count
+        if failed > 0 {
+            FileHandle.standardError.write(Data("error: \(failed) threshold(s) failed\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+
     /// `--compare BEFORE.json AFTER.json`: the side-by-side table of two result files.
-    static func compare(_ before: String, _ after: String) throws {
+    static func compare(_ before: String, _ after: String, force: Bool) throws {
         do {
+            let differences = BenchRounds.differences(
+                try BenchRounds.result(of: before), try BenchRounds.result(of: after))
+            if !differences.isEmpty, !force {
+                let lines = ["error: --compare: the runs differ in what was measured, so neither is better:"]
+                    + differences.map { "  " + $0 } + ["(--force compares them anyway)"]
+                FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                throw ExitCode(2)
+            }
             print(BenchRounds.comparison(
                 before: (before, try BenchRounds.rounds(of: before)), after: (after, try BenchRounds.rounds(of: after))))
+            for difference in differences { print("  note: the runs differ in \(difference) (--force)") }
         } catch let error as BenchResultFileError {
             switch error.problem {
             case .unreadable:
