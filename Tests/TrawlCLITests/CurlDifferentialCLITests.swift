@@ -131,7 +131,8 @@ enum CurlLines {
     /// Lines whose results differ on purpose, each with why (listed in docs/command-line.md).
     static let differences: [String: String] = [
         "-s -d @missing.txt {u}/said":
-            "curl warns and sends an empty POST (exit 0); trawl refuses to send a body it could not read (exit 26)",
+            "curl warns and sends an empty POST (exit 0); trawl refuses to send a body it could not read (a usage"
+            + " error, exit 2, before anything is sent)",
         "-s {u}/gzip/20":
             "trawl asks for gzip and decodes it by default (curl only with --compressed); -H 'Accept-Encoding:"
             + " identity' gets the raw bytes",

@@ -31,7 +31,7 @@ struct DownloadCLITests {
             let workspace = try Workspace()
             defer { workspace.remove() }
             let result = try await trawl(["get", server.url("/status/404"), "-o", "x.bin"], in: workspace)
-            #expect(result.status == 1)
+            #expect(result.status == 22)
             #expect(result.stderr.components(separatedBy: "HTTP 404").count == 2, "\(result.stderr)")
             #expect(!result.stderr.contains("--continue"))
             #expect(!workspace.exists("x.bin"))

@@ -38,6 +38,12 @@ enum CurlArguments {
         "N": "no-buffer", "#": "progress-bar",
     ]
 
+    /// Short options passed on as typed (ArgumentParser knows them); the others are spelled long.
+    static let keptShort: Set<Character> = [
+        "X", "H", "d", "G", "u", "L", "o", "i", "k", "F", "s", "S", "f", "I", "v", "J", "x", "U", "A", "e", "b",
+        "c", "w", "Z",
+    ]
+
     /// Options accepted for curl's sake that change nothing here (each says why in `--help` of curl terms):
     /// globbing is never done, progress goes to a bar only on a terminal, output is never buffered.
     static let ignored: Set<String> = [
@@ -170,11 +176,14 @@ enum CurlArguments {
             guard let takesValue = long[name] else { throw unknown(shown, place: place) }
             if ignored.contains(name) { return }
             if name == "disable" { return }
+            // A short option stays short when get declares it, so that messages name what was typed (-X).
+            let spelled = shown.count == 2 && shown.hasPrefix("-") && keptShort.contains(shown.last ?? " ")
+                ? shown : "--" + name
             if takesValue {
-                result += ["--" + name, try inline ?? value(for: name, shown: shown)]
+                result += [spelled, try inline ?? value(for: name, shown: shown)]
             } else {
                 if inline != nil { throw Unknown(description: "\(shown) takes no value\(place)") }
-                result.append("--" + name)
+                result.append(spelled)
                 // curl's -C takes an offset, and `-C -` means "from where the file ends": trawl's -C.
                 if name == "continue", index + 1 < arguments.count, arguments[index + 1] == "-" { index += 1 }
             }

@@ -101,4 +101,7 @@ struct CurlFlags: ParsableArguments {
 
     @Option(name: [.customShort("K"), .customLong("config")], help: "Read options from FILE (curlrc syntax).")
     var config: [String] = []
+
+    @Flag(name: [.customShort("q"), .customLong("disable")], help: "As the first option: do not read ~/.curlrc.")
+    var disable = false
 }

@@ -189,6 +189,11 @@ struct Get: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A request-data file that cannot be read is a usage error found before anything is sent (curl would send
+        // an empty body instead); `@-` is read only when the request is built.
+        for piece in data + dataBinary + json where piece.hasPrefix("@") && piece != "@-" {
+            _ = try CurlData.read(String(piece.dropFirst()))
+        }
         try await runTransfers()
     }
 }

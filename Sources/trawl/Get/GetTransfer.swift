@@ -31,9 +31,9 @@ extension Get {
         return urls.map { _ in queue.isEmpty ? .stdout : queue.removeFirst() }
     }
 
-    /// Prints a failure unless `-s` (without `-S`) silences it.
+    /// Prints a failure. Unlike curl, `-s` alone does not hide it: `-s` has meant "no progress bar" in trawl, and
+    /// scripts rely on the reason being on stderr (curl users get what they type with `-sS`).
     func report(_ text: String) {
-        guard !silent || curl.showError else { return }
         FileHandle.standardError.write(Data((TerminalText.safe(CLIHints.rewrite(text, command: "get")) + "\n").utf8))
     }
 
@@ -246,7 +246,7 @@ extension Get {
             try saveEtag(result.head)
             try saveCookies(result.head, url: request.url)
             let note = path.map { Self.resumeNote(result, output: $0) } ?? ""
-            if !note.isEmpty, !silent { FileHandle.standardError.write(Data(TerminalText.safe(note).utf8)) }
+            if !note.isEmpty { FileHandle.standardError.write(Data(TerminalText.safe(note).utf8)) }
             return false
         } catch var error as TrawlError {
             bar.finish()
