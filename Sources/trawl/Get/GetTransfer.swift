@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Trawl
 import TrawlEngine
@@ -87,9 +88,19 @@ extension Get {
     static func readWriteOut(_ format: String) throws -> String {
         guard format.hasPrefix("@") else { return format }
         let path = String(format.dropFirst())
-        let bytes = try CurlData.read(path)
+        let bytes: [UInt8]
+        if path == "-" {
+            bytes = Array(FileHandle.standardInput.readData(ofLength: (64 << 10) + 1))
+        } else {
+            // Read no more than the limit and one byte: a device or a huge file named by mistake is not slurped.
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw ValidationError("-w @\(path): cannot read the format file")
+            }
+            defer { try? handle.close() }
+            bytes = Array((try? handle.read(upToCount: (64 << 10) + 1)) ?? Data())
+        }
         guard bytes.count <= 64 << 10 else {
-            throw CLIFailure("error: -w @\(path): the format file is larger than 64 KiB")
+            throw ValidationError("-w @\(path): the format file is larger than 64 KiB")
         }
         return String(decoding: bytes, as: UTF8.self)
     }
