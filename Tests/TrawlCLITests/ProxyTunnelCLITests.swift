@@ -34,6 +34,28 @@ struct ProxyTunnelCLITests {
         }
     }
 
+    @Test("-x names the proxy as curl's does (no variable needed); --noproxy and --proxy-user are taken")
+    func proxyFlag() async throws {
+        try await withPrivateCAServer { server, workspace in
+            let proxy = try ConnectProxy()
+            defer { proxy.stop() }
+            let scheme = proxy.url.replacingOccurrences(of: "http://", with: "")
+            for flag in [["-x", proxy.url], ["--proxy", scheme], ["-x", proxy.url, "--proxy-user", "u:p"]] {
+                let result = try await trawl(
+                    ["get", "-sf", "--cacert", server.caFile] + flag + [server.url("/items")], in: workspace)
+                #expect(result.status == 0, "\(flag): \(result.stderr)")
+                #expect(result.stdout.contains(#""items":[1,2,3]"#), "\(flag): \(result.stdout)")
+            }
+            #expect(proxy.tunnelCount >= 3)
+            let before = proxy.tunnelCount
+            let direct = try await trawl(
+                ["get", "-sf", "--cacert", server.caFile, "-x", proxy.url, "--noproxy", "127.0.0.1",
+                 server.url("/items")], in: workspace)
+            #expect(direct.status == 0, "\(direct.stderr)")
+            #expect(proxy.tunnelCount == before, "--noproxy reached the server directly")
+        }
+    }
+
     @Test("a Link walk through the tunnel gets every page")
     func linkWalkThroughTunnel() async throws {
         try await withPrivateCAServer { server, workspace in

@@ -150,7 +150,7 @@ extension Get {
             report("error: \(message)")
             return retryable
         }
-        let request: Request
+        var request: Request
         do {
             request = try requestFor(url)
         } catch let problem as CurlURLProblem {
@@ -167,8 +167,13 @@ extension Get {
         }
         var sink: FileHandle?
         let path = destinationPath(destination, url: url)
+        let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
+        if request.body != nil { request.onProgress = { bar.upload($0) } }
+        defer { bar.finish() }
         do {
             let response = try await client.stream(request)
+            // The upload is over once the head is here: end its bar before the body reaches the terminal.
+            bar.finish()
             facts.head = response.head
             if curl.verbose { verboseResponse(response.head) }
             let status = response.status
