@@ -81,6 +81,10 @@ struct CurlArgumentsTests {
         let home = ["CURL_HOME": directory.path]
         #expect(try CurlArguments.normalize(["http://h/"], environment: home) == ["-s", "http://h/"])
         #expect(try CurlArguments.normalize(["-q", "http://h/"], environment: home) == ["http://h/"])
+        // A curl option trawl get does not take, in ~/.curlrc, is skipped (with a warning), not fatal.
+        try Data("netrc\n-4\nresolve x:80:127.0.0.1\n-s\n".utf8).write(to: URL(fileURLWithPath: rc))
+        #expect(try CurlArguments.normalize(["http://h/"], environment: home) == ["-s", "http://h/"])
+        try Data("-s\n".utf8).write(to: URL(fileURLWithPath: rc))
         #expect(try CurlArguments.normalize(["-K", cfg, "http://h/"], environment: home) == ["--fail", "http://h/"])
         let loop = directory.appendingPathComponent("loop").path
         try Data("-K \(loop)\n".utf8).write(to: URL(fileURLWithPath: loop))

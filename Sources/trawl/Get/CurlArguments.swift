@@ -108,7 +108,9 @@ enum CurlArguments {
         if arguments.first != "-q", arguments.first != "--disable", !hasConfig,
             let path = defaultConfig(environment: environment)
         {
-            options = try expand(try CurlConfig.read(path, flag: "~/.curlrc"), from: path) + options
+            // ~/.curlrc is written for curl: an option trawl get does not take is skipped with a warning, so that
+            // a curl setting (--netrc, -4) does not stop every trawl get. A -K file the user names is strict.
+            options = try expand(try CurlConfig.read(path, flag: "~/.curlrc"), from: path, lenient: true) + options
         }
         // -O takes the place of an -o: the n-th -o or -O is the n-th URL's.
         return try readConfigs(options).map { $0 == "--remote-name" ? "--output=" + Get.remoteNameMarker : $0 }
@@ -157,7 +159,7 @@ enum CurlArguments {
 
     /// Every option spelled long (`--silent`), each value as its own argument, URLs with a scheme; `source` is
     /// the config file the arguments came from (for messages), `nil` for the command line.
-    static func expand(_ arguments: [String], from source: String?) throws -> [String] {
+    static func expand(_ arguments: [String], from source: String?, lenient: Bool = false) throws -> [String] {
         var result: [String] = []
         var index = 0
         let place = source.map { " in \($0)" } ?? ""
@@ -173,7 +175,12 @@ enum CurlArguments {
                 result.append(withScheme(try inline ?? value(for: name, shown: shown)))
                 return
             }
-            guard let takesValue = long[name] else { throw unknown(shown, place: place) }
+            guard let takesValue = long[name] else {
+                let failure = unknown(shown, place: place)
+                guard lenient else { throw failure }
+                FileHandle.standardError.write(Data("warning: \(failure.description); skipped\n".utf8))
+                return
+            }
             if ignored.contains(name) { return }
             if name == "disable" { return }
             // A short option stays short when get declares it, so that messages name what was typed (-X).
@@ -205,7 +212,12 @@ enum CurlArguments {
                 var letters = Substring(argument.dropFirst())
                 while let letter = letters.first {
                     letters = letters.dropFirst()
-                    guard let name = short[letter] else { throw unknown("-\(letter)", place: place) }
+                    guard let name = short[letter] else {
+                        let failure = unknown("-\(letter)", place: place)
+                        guard lenient else { throw failure }
+                        FileHandle.standardError.write(Data("warning: \(failure.description); skipped\n".utf8))
+                        break
+                    }
                     if long[name] == true || name == "url" {
                         try add(name, shown: "-\(letter)", inline: letters.isEmpty ? nil : String(letters))
                         break
