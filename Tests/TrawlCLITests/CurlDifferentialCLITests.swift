@@ -61,6 +61,8 @@ enum CurlLines {
         line("-s", "{u}/short/100"), line("-s", "{u}/reset/100"), line("-s", "{u}/badchunk"),
         line("-s", "http://127.0.0.1:{dead}/"), line("-s", "http://trawl-test.invalid/"), line("-s", "foo://x/"),
         line("-s", "http://[::1"), line("-s", "-m", "1", "{u}/delay/4000"), line("-s", "{u}/close"),
+        line("-s", "https://{h}/bytes/3"), line("-s", "-m", "1", "{u}/stall"),
+        line("-s", "-o", "nodir/x", "{u}/bytes/3", files: ["nodir/x"]),
         line("-s", "-x", "http://127.0.0.1:{dead}", "{u}/bytes/3"),
         line("-s", "-x", "127.0.0.1:{dead}", "--noproxy", "*", "{u}/bytes/3"),
         line("-s", "--noproxy", "127.0.0.1", "{u}/bytes/3", environment: ["http_proxy": "http://127.0.0.1:{dead}"]),
