@@ -74,7 +74,7 @@ struct CLITests {
             let failed = try await trawl(["get", "-f", server.url("/status/404")])
             #expect(failed.status == 22)
             #expect(failed.stdout.isEmpty)
-            #expect(failed.stderr == "error: The requested URL returned error: 404\n")
+            #expect(failed.stderr == "error: GET \(server.url("/status/404")): the requested URL returned error: 404\n")
         }
     }
 

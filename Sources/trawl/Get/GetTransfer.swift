@@ -150,6 +150,13 @@ extension Get {
             report("error: \(message)")
             return retryable
         }
+        // -f: %{errormsg} is curl's sentence; stderr also says which request (several URLs may run).
+        func failStatus(_ status: Int, retryable: Bool) -> Bool {
+            facts.exitCode = CurlExit.httpError
+            facts.errorMessage = "The requested URL returned error: \(status)"
+            report("error: \(facts.method) \(url): the requested URL returned error: \(status)")
+            return retryable
+        }
         var request: Request
         do {
             request = try requestFor(url)
@@ -185,7 +192,7 @@ extension Get {
                 try OutputWriting.write(Array(headText(response.head).utf8), to: STDOUT_FILENO, name: "the output")
             }
             if status >= 400, curl.fail {
-                return fail(CurlExit.httpError, "The requested URL returned error: \(status)", retryable: transient)
+                return failStatus(status, retryable: transient)
             }
             if let path {
                 let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -208,7 +215,7 @@ extension Get {
             try saveEtag(response.head)
             try saveCookies(response.head, url: url)
             if status >= 400, curl.failWithBody {
-                return fail(CurlExit.httpError, "The requested URL returned error: \(status)", retryable: transient)
+                return failStatus(status, retryable: transient)
             }
             return transient
         } catch let error as TrawlError {
