@@ -112,7 +112,8 @@ struct CurlArgumentsTests {
         #expect(pieces.map(\.text) == ["404 12 77 1\thttp://h/b text/plain 1|1.1 100% \n", "0"])
         #expect(pieces.map(\.toStderr) == [false, true])
         #expect(warnings == ["unknown --write-out variable: 'nope'"])
-        #expect(WriteOut.headerJSON(["A": "1", "a": "2", "B": "\u{1B}"]) == "{\"a\":[\"1\",\"2\"],\n\"b\":[\"\\u001b\"]\n}")
+        #expect(
+            WriteOut.headerJSON(["A": "1", "a": "2", "B": "\u{1B}"]) == "{\"a\":[\"1\",\"2\"],\n\"b\":[\"\\u001b\"]\n}")
         #expect(WriteOut.seconds(.microseconds(1_234_567)) == "1.234567")
     }
 
@@ -143,6 +144,7 @@ struct CurlArgumentsTests {
         var received = CookieFile()
         received.receive(["s=1; Domain=evil.io; Path=/", "t=2; HttpOnly"], url: "http://h.io/")
         #expect(received.cookies.map(\.domain) == ["h.io", "h.io"], "a server cannot set cookies for another domain")
-        #expect(received.netscapeText.hasSuffix("h.io\tFALSE\t/\tFALSE\t0\ts\t1\n#HttpOnly_h.io\tFALSE\t/\tFALSE\t0\tt\t2\n"))
+        #expect(received.netscapeText.hasSuffix(
+            "h.io\tFALSE\t/\tFALSE\t0\ts\t1\n#HttpOnly_h.io\tFALSE\t/\tFALSE\t0\tt\t2\n"))
     }
 }

@@ -46,13 +46,16 @@ enum CurlLines {
         line("-sL", "-w", "%{http_code}", "{u}/redirect?to=/status/404"),
         line("-sLf", "{u}/redirect?to=/status/404"),
         // -w.
-        line("-s", "-w", "%{http_code}\\n", "{u}/status/404"), line("-s", "-o", "/dev/null", "-w", "%{http_code}", "{u}/status/204"),
+        line("-s", "-w", "%{http_code}\\n", "{u}/status/404"),
+        line("-s", "-o", "/dev/null", "-w", "%{http_code}", "{u}/status/204"),
         line("-s", "-w", "%{response_code} %{size_download}\\n", "{u}/bytes/500"),
         line("-s", "-o", "/dev/null", "-w", "%{size_header}|%{http_version}|%{content_type}\\n", "{u}/bytes/10"),
         line("-s", "-o", "/dev/null", "-w", "%{header_json}", "{u}/headers?X-A=1&X-A=2"),
         line("-s", "-o", "/dev/null", "-w", "%header{x-a}|%header{content-length}|%header{none}", "{u}/headers?X-A=1"),
-        line("-s", "-w", "%{exitcode}\\n", "{u}/short/100"), line("-s", "-w", "%{exitcode}\\n", "http://127.0.0.1:{dead}/"),
-        line("-s", "-w", "%{url_effective}\\n", "{h}/bytes/1"), line("-s", "-w", "100%% %{method}\\t\\n", "{u}/bytes/1"),
+        line("-s", "-w", "%{exitcode}\\n", "{u}/short/100"),
+        line("-s", "-w", "%{exitcode}\\n", "http://127.0.0.1:{dead}/"),
+        line("-s", "-w", "%{url_effective}\\n", "{h}/bytes/1"),
+        line("-s", "-w", "100%% %{method}\\t\\n", "{u}/bytes/1"),
         line("-s", "-w", "@fmt.txt", "{u}/bytes/2", setup: ["fmt.txt": "code=%{http_code}\\n"]),
         line("-s", "-o", "/dev/null", "-w", "%{time_total} %{time_connect} %{time_starttransfer}\\n", "{u}/bytes/9",
              times: true),
@@ -89,7 +92,8 @@ enum CurlLines {
              setup: ["c.txt": "127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n127.0.0.1\tFALSE\t/other\tFALSE\t0\tx\ty\n"]),
         line("-s", "-u", "alice:pw", "{u}/said?h=authorization"), line("-s", "-d", "a=1", "{u}/said?h=content-type"),
         line("-s", "--data-urlencode", "q=a b&c", "{u}/said"), line("-s", "-G", "-d", "a=1", "-d", "b=2", "{u}/said"),
-        line("-s", "--json", "{\"a\":1}", "{u}/said?h=content-type,accept"), line("-s", "-X", "PUT", "-d", "x", "{u}/said"),
+        line("-s", "--json", "{\"a\":1}", "{u}/said?h=content-type,accept"),
+        line("-s", "-X", "PUT", "-d", "x", "{u}/said"),
         line("-s", "-X", "DELETE", "{u}/said"), line("-s", "-H", "X-A: 1", "-H", "X-B;", "{u}/said?h=x-a,x-b"),
         line("-s", "--url-query", "q=a b", "{u}/said"), line("-s", "--url-query", "+raw=1&2", "{u}/said?x=1"),
         line("-s", "-d", "@body.txt", "{u}/said", setup: ["body.txt": "a=1\nb=2\n"]),
@@ -110,7 +114,8 @@ enum CurlLines {
              setup: ["cfg": "# a comment\n  -s\n--fail\n"]),
         line("-K", "cfg", "{u}/said?h=user-agent", setup: ["cfg": "user-agent: \"quoted \\\"agent\\\"\"\nsilent\n"]),
         line("{u}/bytes/3", setup: [".curlrc": "-w \"rc:%{http_code}\"\n-s\n"], environment: ["CURL_HOME": "."]),
-        line("-q", "-s", "{u}/bytes/3", setup: [".curlrc": "-w \"rc:%{http_code}\"\n"], environment: ["CURL_HOME": "."]),
+        line("-q", "-s", "{u}/bytes/3", setup: [".curlrc": "-w \"rc:%{http_code}\"\n"],
+             environment: ["CURL_HOME": "."]),
         line("-s", "{u}/bytes/3", setup: [".curlrc": "-w \"home:%{http_code}\"\n"], environment: ["HOME": "."]),
         // Credentials stay on their origin (127.0.0.1 and localhost are two origins).
         line("-sL", "-u", "a:b", "{u}/redirect?to={l}/said?h=authorization"),
@@ -178,7 +183,8 @@ struct CurlDifferentialCLITests {
         var stdout = (try? Data(contentsOf: child.stdoutURL)) ?? Data()
         if line.times {
             let text = String(decoding: stdout, as: UTF8.self)
-            stdout = Data(text.replacingOccurrences(of: #"[0-9]+\.[0-9]{6}"#, with: "T", options: .regularExpression).utf8)
+            let masked = text.replacingOccurrences(of: #"[0-9]+\.[0-9]{6}"#, with: "T", options: .regularExpression)
+            stdout = Data(masked.utf8)
         }
         var files: [String: Data?] = [:]
         for name in line.files { files[name] = FileManager.default.contents(atPath: workspace.path(name)) }
@@ -199,7 +205,8 @@ struct CurlDifferentialCLITests {
                     + "\(String(decoding: ours.stdout.prefix(120), as: UTF8.self).debugDescription)")
             }
             for name in line.files where theirs.files[name] != ours.files[name] {
-                what.append("file \(name): \(theirs.files[name]??.count ?? -1) vs \(ours.files[name]??.count ?? -1) bytes")
+                let curlSize = theirs.files[name]??.count ?? -1, trawlSize = ours.files[name]??.count ?? -1
+                what.append("file \(name): \(curlSize) vs \(trawlSize) bytes")
             }
             differing.append("\(line): " + what.joined(separator: "; "))
         }
@@ -225,6 +232,7 @@ struct CurlDifferentialCLITests {
         let unexpected = differing.filter { line in
             !CurlLines.differences.keys.contains { line.hasPrefix($0) }
         }
-        #expect(unexpected.isEmpty, "\(unexpected.count) lines differ from curl:\n\(unexpected.joined(separator: "\n"))")
+        let listed = unexpected.joined(separator: "\n")
+        #expect(unexpected.isEmpty, "\(unexpected.count) lines differ from curl:\n\(listed)")
     }
 }

@@ -204,7 +204,8 @@ enum CurlArguments {
             if argument.hasPrefix("--") {
                 let body = argument.dropFirst(2)
                 if let equals = body.firstIndex(of: "="), long[String(body[..<equals])] == true {
-                    try add(String(body[..<equals]), shown: argument, inline: String(body[body.index(after: equals)...]))
+                    let inline = String(body[body.index(after: equals)...])
+                    try add(String(body[..<equals]), shown: argument, inline: inline)
                 } else {
                     try add(String(body), shown: argument, inline: nil)
                 }

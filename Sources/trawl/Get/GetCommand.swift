@@ -158,7 +158,8 @@ struct Get: AsyncParsableCommand {
             if output.isEmpty { throw ValidationError("-o needs a file name") }
             if output.hasSuffix("/") || (exists && isDirectory.boolValue) {
                 let inside = output.hasSuffix("/") ? output : output + "/"
-                throw ValidationError("-o '\(output)' names a directory: give a file name, for example -o \(inside)NAME")
+                throw ValidationError(
+                    "-o '\(output)' names a directory: give a file name, for example -o \(inside)NAME")
             }
         }
         if urls.isEmpty { throw ValidationError("no URL given: trawl get URL") }

@@ -114,12 +114,16 @@ extension Get {
             var facts = TransferFacts(url: url, method: curl.head ? "HEAD" : (method ?? "GET"))
             let retryable = await attemptTransfer(url, to: destination, client, facts: &facts)
             facts.elapsed = ContinuousClock.now - started
-            let withinTime = curl.retryMaxTime.map { Double((ContinuousClock.now - started).components.seconds) + delay < $0 }
-                ?? true
+            // A 429 or 503 with Retry-After: SECONDS waits that long, as curl does (at most 10 minutes here).
+            let wait = facts.head?.headers["Retry-After"].flatMap { Int($0) }.map { Double(min(max($0, 0), 600)) }
+                ?? delay
+            let elapsed = Double(facts.elapsed.components.seconds)
+            let withinTime = curl.retryMaxTime.map { elapsed + wait < $0 } ?? true
             if retryable, attempt < curl.retry, withinTime {
                 attempt += 1
-                report("warning: transient problem; will retry in \(Int(delay)) seconds, \(curl.retry - attempt) retries left")
-                try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                report("warning: transient problem; will retry in \(Int(wait)) seconds, "
+                    + "\(curl.retry - attempt) retries left")
+                try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
                 if curl.retryDelay == nil { delay = min(delay * 2, 600) }
                 continue
             }
@@ -197,7 +201,8 @@ extension Get {
             if let path {
                 let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 guard descriptor >= 0 else {
-                    return fail(CurlExit.writeError, "cannot create output file '\(path)': \(String(cString: strerror(errno)))")
+                    let reason = String(cString: strerror(errno))
+                    return fail(CurlExit.writeError, "cannot create output file '\(path)': \(reason)")
                 }
                 sink = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 facts.file = path
@@ -331,7 +336,9 @@ extension Get {
         }
         if curl.createDirs {
             let parent = PathName.parent(of: path)
-            if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+            if !parent.isEmpty {
+                try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            }
         }
         if curl.noClobber, FileManager.default.fileExists(atPath: path) {
             for number in 1..<100 where !FileManager.default.fileExists(atPath: "\(path).\(number)") {
