@@ -125,6 +125,7 @@ enum CurlLines {
         // Differences kept on purpose (see `differences`).
         line("-s", "{u}/gzip/20"), line("-s", "{u}/redirect?to=/bytes/3"),
         line("-s", "-o", "e.bin", "{u}/status/404", files: ["e.bin"]),
+        line("-si", "-o", "h.bin", "{u}/bytes/5", files: ["h.bin"]),
     ]
 
     static let tls: [CurlLine] = [
@@ -146,6 +147,9 @@ enum CurlLines {
         "-sL -b a=1 {u}/redirect?to={l}/said?h=cookie":
             "curl 7.88 sends a -b NAME=VALUE cookie to whatever host a redirect reaches; trawl keeps it on its origin"
             + " as it keeps -u and Authorization",
+        "-si -o h.bin {u}/bytes/5":
+            "-i with -o: curl writes the head into the file before the body; trawl keeps the file the body alone"
+            + " and prints the head on stdout",
         "-s {u}/redirect?to=/bytes/3": "trawl get follows redirects without -L (its documented default)",
         "-s -o e.bin {u}/status/404":
             "an error status with -o: trawl keeps the file as it was and exits 22, as with -f (curl writes the"
@@ -232,6 +236,9 @@ struct CurlDifferentialCLITests {
         let unexpected = differing.filter { line in
             !CurlLines.differences.keys.contains { line.hasPrefix($0) }
         }
+        // The list in docs/command-line.md stays true: a difference listed there still is one.
+        let stale = CurlLines.differences.keys.filter { key in !differing.contains { $0.hasPrefix(key) } }
+        #expect(stale.isEmpty, "listed as differences but now the same as curl: \(stale.sorted())")
         let listed = unexpected.joined(separator: "\n")
         #expect(unexpected.isEmpty, "\(unexpected.count) lines differ from curl:\n\(listed)")
     }
