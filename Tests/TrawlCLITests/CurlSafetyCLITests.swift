@@ -19,6 +19,15 @@ struct CurlSafetyCLITests {
         }
     }
 
+    @Test("a -x proxy that is down is named as the proxy (credentials hidden), exit 7; the hint names -x")
+    func proxyDown() async throws {
+        let result = try await trawl(["get", "-s", "-x", "http://user:pw@127.0.0.1:9", "http://127.0.0.1:9/x"])
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("the proxy http://REDACTED@127.0.0.1:9 refused the connection"), "\(result.stderr)")
+        #expect(result.stderr.contains("-x names it"), "\(result.stderr)")
+        #expect(!result.stderr.contains("pw"), "\(result.stderr)")
+    }
+
     @Test("-v shows both heads on stderr with credentials as <redacted>; stdout is only the body")
     func verboseRedacts() async throws {
         try await TestServer.with { server in

@@ -21,14 +21,17 @@ enum CurlErrors {
         }
 
         // The proxy was what failed: the server was never reached, and "check that the server is up" would mislead.
-        if let proxy = ProxyEnvironment.proxy(for: transfer.request.url) {
+        if let proxy = transfer.request.proxyInUse {
+            let setting = transfer.request.proxyOrigin
             switch code {
             case CURLE_COULDNT_CONNECT:
                 return make(.connectFailed, "the proxy \(proxy) refused the connection or could not be reached",
-                            "check that the proxy is up, or unset the proxy variable (http_proxy, https_proxy)")
+                            transfer.request.proxySetting == nil
+                                ? "check that the proxy is up, or unset the proxy variable (http_proxy, https_proxy)"
+                                : "check that the proxy is up and Client.Configuration.proxy names it")
             case CURLE_COULDNT_RESOLVE_PROXY:
                 return make(.dnsFailed, "the proxy's host name in \(proxy) could not be resolved",
-                            "check the proxy variable (http_proxy, https_proxy)")
+                            "check \(setting)")
             case CURLE_RECV_ERROR where curlMessage.contains("CONNECT tunnel failed"):
                 let answer = transfer.easy.map { $0.long(CURLINFO_HTTP_CONNECTCODE) } ?? 0
                 let status = answer > 0 ? " (it answered \(answer) to CONNECT)" : ""

@@ -100,11 +100,12 @@ final class Transfer: @unchecked Sendable {
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         if end == 0 {
-            if status == 407, let proxy = ProxyEnvironment.proxy(for: request.url) {
+            if status == 407, let proxy = request.proxyInUse {
                 // Plain http through a forward proxy: the 407 is the proxy's, not the server's (which was never asked).
                 abortError = makeError(
                     code: .connectFailed, "the proxy \(proxy) refused the request (407 Proxy Authentication Required)",
-                    hint: "the proxy wants credentials: put them in the proxy variable's URL")
+                    hint: request.proxySetting == nil ? "the proxy wants credentials: put them in the proxy variable's URL"
+                        : "the proxy wants credentials: set Client.Configuration.proxyCredentials")
                 return false
             }
             let follows = request.followsRedirects

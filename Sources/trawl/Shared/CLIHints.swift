@@ -7,6 +7,10 @@ enum CLIHints {
     /// that ran applies before an entry for every command (`nil`).
     static let replacements: [(command: String?, library: String, cli: String)] = [
         ("get", "raise RedirectPolicy.follow(max:)", "raise --max-redirs"),
+        ("get", "set Client.Configuration.proxyCredentials", "pass --proxy-user USER:PASSWORD"),
+        (nil, "set Client.Configuration.proxyCredentials", "put them in the proxy variable's URL"),
+        ("get", "Client.Configuration.proxy", "-x"),
+        (nil, "Client.Configuration.proxy", "the proxy variable (http_proxy, https_proxy)"),
         ("get", "raise Timeouts.total, or stream the body", "raise --max-time"),
         ("fetch", "raise Timeouts.total, or stream the body", "raise --timeout"),
         ("fetch", "raise Request.maxBodySize (or the client's maxBodySize), or stream the body",
