@@ -36,6 +36,13 @@ extension Client {
         public var maxDecompressionRatio: Int? = 500
         public var httpVersion: HTTPVersionPreference = .http1_1
         public var tls: TLSOptions = TLSOptions()
+        /// The proxy for every request (`http://HOST:PORT`, `socks5h://HOST:PORT`), as curl's `-x`; `nil` = the
+        /// proxy variables of the environment (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`), `""` = none.
+        public var proxy: String?
+        /// Hosts reached without the proxy (curl's `--noproxy`: comma-separated names, `*` for all).
+        public var noProxy: String?
+        /// `USER:PASSWORD` for the proxy (curl's `--proxy-user`); sent only to the proxy.
+        public var proxyCredentials: String?
         /// Loop threads, each driving its own libcurl multi handle with its own connections and DNS cache.
         /// One (the default) drives thousands of transfers; add a second only when the loop thread itself is
         /// the bottleneck, which on loopback means tens of thousands of small requests per second.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request checked and merged with the client's settings, ready for the loop thread.
 /// Everything here is computed off the loop thread so the loop only copies values into libcurl.
 /// A class: the transfer and the loop pass it around by reference (as a struct, its copies cost a
@@ -20,6 +22,10 @@ final class PreparedRequest: Sendable {
     /// Trawl asks for gzip and deflate and decodes them itself (`DecodedBody`).
     let acceptEncoding: Bool
     let maxDecompressionRatio: Int?
+    /// The client's `proxy` and `noProxy` (kept as given: what they mean for this URL is worked out only when a
+    /// failure must name the proxy, so that no request pays for reading the environment).
+    let proxySetting: String?
+    let noProxySetting: String?
 
     /// Checks the URL and headers and merges the client's defaults. Throws before anything is sent.
     init(_ request: Request, client: borrowing ClientDefaults, streaming: Bool) throws {
@@ -101,6 +107,8 @@ final class PreparedRequest: Sendable {
         self.acceptEncoding = client.configuration.automaticDecompression && !request.headers.contains("Accept-Encoding")
             && !client.fields.contains { HTTPHeaders.equalNames($0.name, "Accept-Encoding") }
         self.maxDecompressionRatio = client.configuration.maxDecompressionRatio
+        self.proxySetting = client.configuration.proxy
+        self.noProxySetting = client.configuration.noProxy
     }
 
     /// libcurl's form of a header line: "Name;" sends an empty value ("Name:" would remove the header).
@@ -191,5 +199,23 @@ enum HeaderValidation {
                 ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
         return "'" + escaped.joined() + "'"
+    }
+}
+
+extension PreparedRequest {
+    /// The proxy libcurl goes through for this request (userinfo hidden): the client's `proxy` with its
+    /// `noProxy`, else the environment's variables; `nil` when it goes direct.
+    var proxyInUse: String? {
+        if let proxySetting {
+            guard !proxySetting.isEmpty else { return nil }
+            return ProxyEnvironment.proxy(
+                for: url, environment: ["all_proxy": proxySetting, "no_proxy": noProxySetting ?? ""])
+        }
+        var environment = ProcessInfo.processInfo.environment
+        if let noProxySetting {
+            environment["no_proxy"] = noProxySetting
+            environment["NO_PROXY"] = nil
+        }
+        return ProxyEnvironment.proxy(for: url, environment: environment)
     }
 }

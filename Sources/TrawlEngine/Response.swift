@@ -51,6 +51,10 @@ public struct ResponseHead: Sendable {
     public var timings: Timings
     /// URLs of the redirects followed to get here, in order (empty when none).
     public var redirects: [String]
+    /// The status line as received, without CR LF (`HTTP/1.1 404 Not Found`), when the engine saw one.
+    public var statusLine: String?
+    /// Bytes of the final head as received: status line, header lines and the empty line, CR LF included.
+    public var headerSize: Int = 0
 
     /// `true` for 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }

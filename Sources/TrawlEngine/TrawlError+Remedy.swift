@@ -13,7 +13,7 @@ extension TrawlError {
     public struct Remedy: Hashable, Sendable, CustomStringConvertible, CaseIterable {
         private enum Base: String, Hashable, Sendable, CaseIterable {
             case redirectLimit, totalTimeout, connectTimeout, stallTimeout, bodyLimit, decompressionRatio
-            case http2PriorKnowledge, caBundle, defaultHeaders
+            case http2PriorKnowledge, caBundle, defaultHeaders, proxyUnreachable, proxyAddress, proxyCredentials
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -38,6 +38,12 @@ extension TrawlError {
         public static let caBundle = Remedy(.caBundle)
         /// A default header of the client is invalid.
         public static let defaultHeaders = Remedy(.defaultHeaders)
+        /// The proxy the client names refused the connection or could not be reached.
+        public static let proxyUnreachable = Remedy(.proxyUnreachable)
+        /// The proxy the client names has a host name that does not resolve.
+        public static let proxyAddress = Remedy(.proxyAddress)
+        /// The proxy the client names wants credentials.
+        public static let proxyCredentials = Remedy(.proxyCredentials)
 
         /// The advice in the library's own terms (the settings of `Client`, `Request`, `Timeouts`, `TLSOptions`).
         public var libraryAdvice: String {
@@ -54,6 +60,9 @@ extension TrawlError {
                 "if it speaks only HTTP/2 over plain http, use HTTPVersionPreference.http2PriorKnowledge"
             case .caBundle: "check the server's certificate and the CA bundle (TLSOptions.caFile)"
             case .defaultHeaders: "fix Client.Configuration.defaultHeaders"
+            case .proxyUnreachable: "check that the proxy is up and Client.Configuration.proxy names it"
+            case .proxyAddress: "check Client.Configuration.proxy"
+            case .proxyCredentials: "the proxy wants credentials: set Client.Configuration.proxyCredentials"
             }
         }
     }

@@ -13,6 +13,7 @@ extension TestServer {
         GET /json/small                   a fixed ~600-byte JSON item listing
         ANY /echo
             JSON of method, path, query, headers, body (body up to 8 MB)
+        ANY /said?h=NAME,NAME             /echo with only the headers named
         ANY /upload                       counts the request body: {"bytes": N}
         POST /multipart
             streams multipart/form-data: {"parts":[{name, filename, content_type, size,

@@ -22,7 +22,7 @@ struct InboundRequest {
     init(head: HTTPRequestHead) {
         self.head = head
         self.target = RequestTarget(head.uri)
-        self.keepsBody = ["/echo", "/oauth/token", "/shop/token"].contains(self.target.path)
+        self.keepsBody = ["/echo", "/said", "/oauth/token", "/shop/token"].contains(self.target.path)
         if self.target.path == "/multipart", head.method == .POST {
             self.multipart = MultipartParser(contentType: head.headers["Content-Type"].first)
         }
@@ -52,6 +52,7 @@ enum Router {
         case ("gzip", 2): return bytes(segments[1], target, gzip: true)
         case ("json", 2) where segments[1] == "small": return .json(200, Fixtures.smallJSON)
         case ("echo", 1): return echo(request)
+        case ("said", 1): return said(request)
         case ("upload", 1): return .json(200, JSONText.object([("bytes", String(request.bodyLength))]))
         case ("multipart", 1): return multipart(request)
         case ("download", 2): return DownloadEndpoint.response(segments[1], request: request, book: book)
@@ -136,6 +137,26 @@ enum Router {
                 ("query", JSONText.string(request.target.rawQuery)),
                 ("headers", "[" + headers.joined(separator: ",") + "]"),
                 ("bodyLength", String(request.bodyLength)),
+                ("body", JSONText.string(body)),
+            ])
+        )
+    }
+
+    /// `/said?h=NAME,NAME`: like `/echo`, but only the headers named (any case), so that two clients that send
+    /// different defaults (User-Agent, Accept-Encoding) get the same bytes back for the same request.
+    private static func said(_ request: InboundRequest) -> Response {
+        guard request.bodyLength <= InboundRequest.echoLimit else { return .error(413, "body too large") }
+        let names = Set((request.target.value("h") ?? "").lowercased().split(separator: ",").map(String.init))
+        let headers = request.head.headers.filter { names.contains($0.name.lowercased()) }.map { name, value in
+            "[" + JSONText.string(name.lowercased()) + "," + JSONText.string(value) + "]"
+        }
+        let body = String(decoding: request.body.readableBytesView, as: UTF8.self)
+        return .json(
+            200,
+            JSONText.object([
+                ("method", JSONText.string(request.head.method.rawValue)),
+                ("query", JSONText.string(request.target.rawQuery)),
+                ("headers", "[" + headers.joined(separator: ",") + "]"),
                 ("body", JSONText.string(body)),
             ])
         )

@@ -30,7 +30,10 @@ struct TrawlCommand: AsyncParsableCommand {
     static func main() async {
         var parsed: ParsableCommand.Type = TrawlCommand.self
         do {
-            var command = try parseAsRoot(VersionCommand.arguments(Array(CommandLine.arguments.dropFirst())))
+            let arguments = try CurlArguments.commandLine(
+                VersionCommand.arguments(Array(CommandLine.arguments.dropFirst())),
+                environment: ProcessInfo.processInfo.environment)
+            var command = try parseAsRoot(arguments)
             parsed = type(of: command)
             CLIHints.install(command: parsed._commandName)
             do {
@@ -43,6 +46,13 @@ struct TrawlCommand: AsyncParsableCommand {
                 // Thrown by run(), after parsing: ArgumentParser would show the root's usage, not the command's.
                 throw RunUsageError(error, command: type(of: command))
             }
+        } catch let failure as CurlExitFailure {
+            // `trawl get`: the message is printed already; the status is curl's for the same failure.
+            Foundation.exit(failure.code)
+        } catch let unknown as CurlArguments.Unknown {
+            let usage = "Usage: \(usageString(for: Get.self))\n  See 'trawl get --help' for more information.\n"
+            FileHandle.standardError.write(Data(TerminalText.safe("Error: \(unknown)\n" + usage).utf8))
+            Foundation.exit(2)
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data((TerminalText.safe(failure.description) + "\n").utf8))
             Foundation.exit(1)

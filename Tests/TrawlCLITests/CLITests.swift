@@ -35,7 +35,7 @@ struct CLITests {
     @Test func getIncludesTheHeadWithDashI() async throws {
         try await withServer { server in
             let result = try await trawl(["get", "-i", server.url("/headers?X-A=1&X-A=2")])
-            #expect(result.stdout.hasPrefix("HTTP/1.1 200\r\n"))
+            #expect(result.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"), "the status line as received")
             #expect(result.stdout.contains("X-A: 1\r\nX-A: 2\r\n"))
         }
     }
@@ -65,18 +65,23 @@ struct CLITests {
         }
     }
 
-    @Test func httpErrorStatusExitsOne() async throws {
+    /// curl's rule: an error status is a response (exit 0, the body out); -f makes it exit 22 without the body.
+    @Test func httpErrorStatusExitsZeroOrTwentyTwoWithFail() async throws {
         try await withServer { server in
             let result = try await trawl(["get", server.url("/status/404")])
-            #expect(result.status == 1)
-            #expect(result.stderr == "error: HTTP 404 from \(server.url("/status/404"))\n")
+            #expect(result.status == 0)
+            #expect(result.stdout == #"{"status":404}"#)
+            let failed = try await trawl(["get", "-f", server.url("/status/404")])
+            #expect(failed.status == 22)
+            #expect(failed.stdout.isEmpty)
+            #expect(failed.stderr == "error: GET \(server.url("/status/404")): the requested URL returned error: 404\n")
         }
     }
 
-    @Test func transportErrorsExitOneWithTheReason() async throws {
+    @Test func transportErrorsExitWithCurlsCodeAndTheReason() async throws {
         try await withServer { server in
             let result = try await trawl(["get", server.url("/short/1000")])
-            #expect(result.status == 1)
+            #expect(result.status == 18, "curl's partial file")
             #expect(result.stderr.hasPrefix("error: GET \(server.url("/short/1000")): the body ended after 1000 bytes"))
         }
     }
@@ -91,7 +96,7 @@ struct CLITests {
     @Test func badUsageExitsTwo() async throws {
         // Exit 2, and the message names the mistake (not some other refusal that also exits 2).
         let cases: [([String], String)] = [
-            (["get"], "Error: Missing expected argument '<url>'"),
+            (["get"], "Error: Missing expected argument '<urls> ...'"),
             (["get", "-H", "no-colon", "http://127.0.0.1:9/"], "Error: header 'no-colon' must look like 'Name: value'"),
             (["bench", "-n", "0"], "Error: -n must be at least 1"),
             (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),

@@ -44,7 +44,8 @@ struct CurlHabitsCLITests {
              "--data-urlencode", "@v.txt", "--data-urlencode", "n@v.txt", "--data-urlencode", "my.name[]=1 2"],
             in: workspace)
         // Only the content is encoded, never the name (curl sends the name as given).
-        #expect(reply.body == "a%20b&c%3Dd&q=x%20y%26z&1%20%26%202%0A&n=1%20%26%202%0A&my.name[]=1%202")
+        // A space is `+`, as curl 7.88 sends it.
+        #expect(reply.body == "a+b&c%3Dd&q=x+y%26z&1+%26+2%0A&n=1+%26+2%0A&my.name[]=1+2")
     }
 
     @Test("--json sets both JSON headers; -G moves the data into the query")
@@ -56,7 +57,7 @@ struct CurlHabitsCLITests {
 
         let query = try await echo(["-G", "-d", "a=1", "--data-urlencode", "b=x y"])
         #expect(query.method == "GET")
-        #expect(query.query == "a=1&b=x%20y")
+        #expect(query.query == "a=1&b=x+y")
         #expect(query.bodyLength == 0)
     }
 
@@ -78,13 +79,13 @@ struct CurlHabitsCLITests {
     func maxRedirects() async throws {
         try await TestServer.with { server in
             let capped = try await trawl(["get", "-s", "--max-redirs", "1", server.url("/redirect/3")])
-            #expect(capped.status == 1)
+            #expect(capped.status == 47)
             #expect(capped.stderr.contains("--max-redirs"))
             let followed = try await trawl(["get", "-s", "-L", "--max-redirs", "4", server.url("/redirect/3")])
             #expect(followed.status == 0, "\(followed.stderr)")
             // curl -L --max-redirs 0 fails on the first 3xx (its exit 47) rather than printing the redirect.
             let none = try await trawl(["get", "-s", "-L", "--max-redirs", "0", server.url("/redirect/1")])
-            #expect(none.status == 1)
+            #expect(none.status == 47)
             #expect(none.stdout.isEmpty)
             #expect(none.stderr.contains("maximum 0"), "\(none.stderr)")
             #expect(none.stderr.contains("--max-redirs"))

@@ -14,7 +14,7 @@ struct DownloadCLITests {
             let size = 2_000_000
             let cut = try await trawl(
                 ["get", server.url("/download/\(size)?cut=800000"), "-o", "file.bin"], in: workspace)
-            #expect(cut.status == 1)
+            #expect(cut.status == 56, "curl's receive failure, as curl exits for the same cut")
             #expect(cut.stderr.contains("the partial file file.bin.part is kept: rerun with --continue"), "\(cut.stderr)")
             // The library's own hint ("download again with resume") is not repeated in CLI terms.
             #expect(!cut.stderr.contains("with resume"), "\(cut.stderr)")
@@ -31,7 +31,7 @@ struct DownloadCLITests {
             let workspace = try Workspace()
             defer { workspace.remove() }
             let result = try await trawl(["get", server.url("/status/404"), "-o", "x.bin"], in: workspace)
-            #expect(result.status == 1)
+            #expect(result.status == 22)
             #expect(result.stderr.components(separatedBy: "HTTP 404").count == 2, "\(result.stderr)")
             #expect(!result.stderr.contains("--continue"))
             #expect(!workspace.exists("x.bin"))
@@ -73,11 +73,11 @@ struct DownloadCLITests {
             let cases: [(arguments: [String], status: Int32, message: String)] = [
                 (["-o", "dir"], 2, "-o 'dir' names a directory: give a file name, for example -o dir/NAME"),
                 (["-o", "dir/"], 2, "-o 'dir/' names a directory"),
-                (["-o", "nodir/x"], 1, "cannot write 'nodir/x': the directory 'nodir' does not exist"),
-                (["-o", "note.txt/x"], 1, "'note.txt' is not a directory"),
+                (["-o", "nodir/x"], 23, "cannot write 'nodir/x': the directory 'nodir' does not exist"),
+                (["-o", "note.txt/x"], 23, "'note.txt' is not a directory"),
                 (["-o", "x.bin", "--sha256", "abc"], 2, "--sha256 must be 64 hexadecimal digits"),
                 (["-o", "x.bin", "--sha256", String(repeating: "z", count: 64)], 2, "64 hexadecimal digits"),
-                (["-F", "f=@dir"], 1, "-F f: 'dir' is a directory; name a file to upload"),
+                (["-F", "f=@dir"], 26, "-F f: 'dir' is a directory; name a file to upload"),
                 (["-F", "f=@note.txt;type=text/plain\r\nX-Injected: 1"], 2, "must not contain CR, LF"),
             ]
             for (arguments, status, message) in cases {
@@ -103,7 +103,7 @@ struct DownloadCLITests {
             let result = try await trawl(
                 ["get", server.url("/download/3000"), "-o", "done.bin", "--continue", "-i"], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.hasPrefix("HTTP/1.1 416\r\n"), "\(result.stdout)")
+            #expect(result.stdout.hasPrefix("HTTP/1.1 416 Range Not Satisfiable\r\n"), "\(result.stdout)")
             #expect(result.stderr.contains("done.bin was already complete"), "\(result.stderr)")
             #expect(result.stderr.contains("nothing was downloaded"), "\(result.stderr)")
             #expect(!result.stderr.contains("resumed at byte"), "\(result.stderr)")

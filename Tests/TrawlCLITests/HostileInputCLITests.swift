@@ -130,7 +130,7 @@ extension HostileInputCLITests {
             let proxied = try await trawl(
                 ["get", "-s", server.url("/json/small")], in: workspace,
                 environment: ["http_proxy": "http://user:pw@127.0.0.1:9"])
-            #expect(proxied.status == 1)
+            #expect(proxied.status == 7)
             #expect(
                 proxied.stderr.contains("the proxy http://REDACTED@127.0.0.1:9 refused the connection"),
                 "\(proxied.stderr)")

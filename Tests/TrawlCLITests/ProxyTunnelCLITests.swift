@@ -7,16 +7,16 @@ import TrawlTestServer
 /// never the proxy's `200 Connection established`; a proxy that refuses the tunnel is a proxy error.
 @Suite("CLI: HTTPS through a CONNECT proxy", .endToEnd)
 struct ProxyTunnelCLITests {
-    @Test("a 404 through the tunnel is the origin's 404 (exit 1), a 200 is the origin's body")
+    @Test("a 404 through the tunnel is the origin's 404 (exit 22 with -f), a 200 is the origin's body")
     func originStatusThroughTunnel() async throws {
         try await withPrivateCAServer { server, workspace in
             let proxy = try ConnectProxy()
             defer { proxy.stop() }
             let environment = ["https_proxy": proxy.url]
             let missing = try await trawl(
-                ["get", "-s", "--cacert", server.caFile, server.url("/missing")], in: workspace,
+                ["get", "-sf", "--cacert", server.caFile, server.url("/missing")], in: workspace,
                 environment: environment)
-            #expect(missing.status == 1, "\(missing.stderr)")
+            #expect(missing.status == 22, "\(missing.stderr)")
             #expect(missing.stderr.contains("404"), "\(missing.stderr)")
             let shown = try await trawl(
                 ["get", "-s", "-i", "--cacert", server.caFile, server.url("/missing")], in: workspace,
@@ -31,6 +31,28 @@ struct ProxyTunnelCLITests {
             #expect(found.status == 0, "\(found.stderr)")
             #expect(found.stdout.contains(#""items":[1,2,3]"#), "\(found.stdout)")
             #expect(proxy.tunnelCount >= 3)
+        }
+    }
+
+    @Test("-x names the proxy as curl's does (no variable needed); --noproxy and --proxy-user are taken")
+    func proxyFlag() async throws {
+        try await withPrivateCAServer { server, workspace in
+            let proxy = try ConnectProxy()
+            defer { proxy.stop() }
+            let scheme = proxy.url.replacingOccurrences(of: "http://", with: "")
+            for flag in [["-x", proxy.url], ["--proxy", scheme], ["-x", proxy.url, "--proxy-user", "u:p"]] {
+                let result = try await trawl(
+                    ["get", "-sf", "--cacert", server.caFile] + flag + [server.url("/items")], in: workspace)
+                #expect(result.status == 0, "\(flag): \(result.stderr)")
+                #expect(result.stdout.contains(#""items":[1,2,3]"#), "\(flag): \(result.stdout)")
+            }
+            #expect(proxy.tunnelCount >= 3)
+            let before = proxy.tunnelCount
+            let direct = try await trawl(
+                ["get", "-sf", "--cacert", server.caFile, "-x", proxy.url, "--noproxy", "127.0.0.1",
+                 server.url("/items")], in: workspace)
+            #expect(direct.status == 0, "\(direct.stderr)")
+            #expect(proxy.tunnelCount == before, "--noproxy reached the server directly")
         }
     }
 
@@ -65,7 +87,7 @@ struct ProxyTunnelCLITests {
         }
     }
 
-    @Test("a proxy that refuses the tunnel (407, 502) is a proxy error naming the proxy, exit 1",
+    @Test("a proxy that refuses the tunnel (407, 502) is a proxy error naming the proxy, exit 56",
           arguments: ["407 Proxy Authentication Required", "502 Bad Gateway"])
     func refusedTunnel(refusal: String) async throws {
         let proxy = try ConnectProxy(refusal: refusal)
@@ -74,7 +96,7 @@ struct ProxyTunnelCLITests {
         defer { workspace.remove() }
         let result = try await trawl(
             ["get", "-s", "https://127.0.0.1:9/items"], in: workspace, environment: ["https_proxy": proxy.url])
-        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.status == 56, "curl's code for a refused tunnel: \(result.stderr)")
         #expect(result.stderr.contains("the proxy \(proxy.url)"), "\(result.stderr)")
         #expect(result.stderr.contains(String(refusal.prefix(3))), "\(result.stderr)")
         #expect(!result.stderr.contains("check that the server is up"), "\(result.stderr)")
@@ -88,7 +110,7 @@ struct ProxyTunnelCLITests {
         defer { workspace.remove() }
         let environment = ["http_proxy": proxy.url]
         let get = try await trawl(["get", "-s", "http://127.0.0.1:9/items"], in: workspace, environment: environment)
-        #expect(get.status == 1, "\(get.stderr)")
+        #expect(get.status == 7, "\(get.stderr)")
         #expect(get.stderr.contains("the proxy \(proxy.url) refused the request (407"), "\(get.stderr)")
         let fetch = try await trawl(
             ["fetch", "--url", "http://127.0.0.1:9/items", "--items", "items", "--paginate", "link", "-o", "out.jsonl",

@@ -175,9 +175,9 @@ struct ServeDailyJobCLITests {
             }
             #expect(grown, "the feed did not grow")
 
-            let refused = try await trawl(["get", base + "/shop/customers"], in: workspace)
-            #expect(refused.status == 1)
-            #expect(refused.stderr.contains("HTTP 401"), "\(refused.stderr)")
+            let refused = try await trawl(["get", "-f", base + "/shop/customers"], in: workspace)
+            #expect(refused.status == 22)
+            #expect(refused.stderr.contains("returned error: 401"), "\(refused.stderr)")
         } catch {
             serve.kill()
             try await serve.wait()

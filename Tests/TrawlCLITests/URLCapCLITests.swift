@@ -9,12 +9,12 @@ import TrawlTestServer
 struct URLCapCLITests {
     let long = "http://127.0.0.1:9/items?q=" + String(repeating: "x", count: 100_000)
 
-    @Test("get, fetch --url (exit 2) and a job file's url (exit 1): naming the argument, the flag or the field")
+    @Test("get (exit 3), fetch --url (exit 2) and a job file's url (exit 1): naming the argument, the flag or the field")
     func urlTooLong() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
         let get = try await trawl(["get", "-s", long], in: workspace)
-        #expect(get.status == 2, "\(get.stderr.prefix(500))")
+        #expect(get.status == 3, "curl's malformed URL: \(get.stderr.prefix(500))")
         #expect(get.stderr.contains("bytes long, over the limit of 65536 bytes"), "\(get.stderr.prefix(500))")
         #expect(get.stderr.utf8.count < 2000, "\(get.stderr.utf8.count) bytes of stderr")
 

@@ -24,18 +24,27 @@ enum CurlErrors {
         }
 
         // The proxy was what failed: the server was never reached, and "check that the server is up" would mislead.
-        if let proxy = ProxyEnvironment.proxy(for: transfer.request.url) {
+        if let proxy = transfer.request.proxyInUse {
+            // A proxy from the environment is the user's variable; one the client names is a setting (a remedy).
+            let fromEnvironment = transfer.request.proxySetting == nil
             switch code {
             case CURLE_COULDNT_CONNECT:
-                return make(.connectFailed, "the proxy \(proxy) refused the connection or could not be reached",
-                            "check that the proxy is up, or unset the proxy variable (http_proxy, https_proxy)")
+                let message = "the proxy \(proxy) refused the connection or could not be reached"
+                return fromEnvironment
+                    ? make(.connectFailed, message,
+                           "check that the proxy is up, or unset the proxy variable (http_proxy, https_proxy)")
+                    : make(.connectFailed, message, remedy: .proxyUnreachable)
             case CURLE_COULDNT_RESOLVE_PROXY:
-                return make(.dnsFailed, "the proxy's host name in \(proxy) could not be resolved",
-                            "check the proxy variable (http_proxy, https_proxy)")
+                let message = "the proxy's host name in \(proxy) could not be resolved"
+                return fromEnvironment
+                    ? make(.dnsFailed, message, "check the proxy variable (http_proxy, https_proxy)")
+                    : make(.dnsFailed, message, remedy: .proxyAddress)
             case CURLE_RECV_ERROR where curlMessage.contains("CONNECT tunnel failed"):
                 let answer = transfer.easy.map { $0.long(CURLINFO_HTTP_CONNECTCODE) } ?? 0
                 let status = answer > 0 ? " (it answered \(answer) to CONNECT)" : ""
-                return make(.connectFailed, "the proxy \(proxy) refused to open a tunnel to the server\(status)",
+                let message = "the proxy \(proxy) refused to open a tunnel to the server\(status)"
+                if answer == 407, !fromEnvironment { return make(.connectFailed, message, remedy: .proxyCredentials) }
+                return make(.connectFailed, message,
                             answer == 407 ? "the proxy wants credentials: put them in the proxy variable's URL"
                                 : "check the proxy's rules and credentials")
             default:

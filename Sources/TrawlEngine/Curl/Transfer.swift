@@ -36,6 +36,8 @@ final class Transfer: @unchecked Sendable {
     var stallWindowStart: ContinuousClock.Instant?
     var stallWindowBytes = 0
     private var status = 0
+    private var statusLine: String?
+    private var headerSize = 0
     private var headerLines = HeaderLines()
     /// `headerLines` frozen for readers; rebuilt if a line arrives after it was taken.
     private var frozenHeaders: ReceivedHeaders?
@@ -84,20 +86,27 @@ final class Transfer: @unchecked Sendable {
         {
             // A new head: the first, or the next after a 1xx.
             status = Self.parseStatus(line)
+            var end = min(line.count, 1024)
+            while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
+            statusLine = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self)
+            headerSize = line.count
             if headerLines.count > 0 { headerLines = HeaderLines() }  // the head after a 1xx
             frozenHeaders = nil
             headComplete = false
             return true
         }
         guard !headComplete else { return true }  // trailers
+        headerSize &+= line.count
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         if end == 0 {
-            if status == 407, let proxy = ProxyEnvironment.proxy(for: request.url) {
+            if status == 407, let proxy = request.proxyInUse {
                 // Plain http through a forward proxy: the 407 is the proxy's, not the server's (which was never asked).
-                abortError = makeError(
-                    code: .connectFailed, "the proxy \(proxy) refused the request (407 Proxy Authentication Required)",
-                    hint: "the proxy wants credentials: put them in the proxy variable's URL")
+                let message = "the proxy \(proxy) refused the request (407 Proxy Authentication Required)"
+                abortError = request.proxySetting == nil
+                    ? makeError(
+                        code: .connectFailed, message, hint: "the proxy wants credentials: put them in the proxy variable's URL")
+                    : makeError(code: .connectFailed, message, remedy: .proxyCredentials)
                 return false
             }
             let follows = request.followsRedirects
@@ -299,8 +308,11 @@ final class Transfer: @unchecked Sendable {
             dns: .microseconds(Int64(info.dns)), connect: .microseconds(Int64(info.connect)),
             tls: .microseconds(Int64(info.tls)), firstByte: .microseconds(Int64(info.first_byte)),
             total: total ? .microseconds(Int64(info.total)) : nil)
-        return ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
-                            remoteIP: ip, remotePort: info.port, timings: timings, redirects: [])
+        var head = ResponseHead(status: status, headers: headers, url: request.url, httpVersion: version,
+                                remoteIP: ip, remotePort: info.port, timings: timings, redirects: [])
+        head.statusLine = statusLine
+        head.headerSize = headerSize
+        return head
     }
 
     func makeError(code: TrawlError.Code, _ message: String, hint: String? = nil, remedy: TrawlError.Remedy? = nil,

@@ -80,13 +80,19 @@ enum TransferSetup {
         if let caPath = configuration.tls.caPath { easy.set(CURLOPT_CAPATH, caPath) }
         if let certificate = configuration.tls.clientCertificate { easy.set(CURLOPT_SSLCERT, certificate) }
         if let key = configuration.tls.clientKey { easy.set(CURLOPT_SSLKEY, key) }
-        if !proxyInEnvironment {
+        if let proxy = configuration.proxy {
+            easy.set(CURLOPT_PROXY, proxy)
+            easy.set(CURLOPT_NOPROXY, configuration.noProxy ?? "")
+        } else if let noProxy = configuration.noProxy {
+            easy.set(CURLOPT_NOPROXY, noProxy)
+        } else if !proxyInEnvironment {
             // No proxy variable is set: say so once, instead of libcurl reading five or six environment
             // variables on every request (a proxy set later in the process's life is not picked up).
             easy.set(CURLOPT_PROXY, "")
             easy.set(CURLOPT_NOPROXY, "")
         }
 
+        if let credentials = configuration.proxyCredentials { easy.set(CURLOPT_PROXYUSERPWD, credentials) }
         easy.set(CURLOPT_WRITEFUNCTION, dataCallback: trawlWriteCallback)
         easy.set(CURLOPT_HEADERFUNCTION, dataCallback: trawlHeaderCallback)
         easy.set(CURLOPT_READFUNCTION, dataCallback: trawlReadCallback)

@@ -46,11 +46,14 @@ struct CurlData {
         return Array((name.isEmpty ? encoded : "\(name)=\(encoded)").utf8)
     }
 
-    /// Percent-encoding as curl_easy_escape does it: everything but letters, digits and `-._~`.
+    /// Percent-encoding as curl 7.88's `--data-urlencode` does it: everything but letters, digits and `-._~`, and a
+    /// space as `+` (measured: `curl --data-urlencode 'q=x y'` sends `q=x+y`).
     static func escape(_ bytes: [UInt8]) -> String {
         var result = ""
         for byte in bytes {
             switch byte {
+            case UInt8(ascii: " "):
+                result += "+"
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
                 UInt8(ascii: "~"):

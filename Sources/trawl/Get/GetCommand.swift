@@ -16,11 +16,14 @@ struct Get: AsyncParsableCommand {
         abstract: "Send one request; the body goes to stdout (or -o FILE), errors to stderr.",
         discussion: """
             Redirects are followed (up to 10), with credentials stripped when the host changes. \
-            Exit status: 0 on a 2xx/3xx response, 1 when the request failed or the status is 4xx/5xx.
+            Exit status as curl's: 0 when a response arrived (any status; -f makes 400 and more exit 22), \
+            3 malformed URL, 6 cannot resolve, 7 cannot connect, 18 partial body, 23 write error, 26 read error, \
+            28 timeout, 35 TLS handshake, 47 too many redirects, 52 empty reply, 56 receive failure, \
+            60 peer certificate; 2 bad usage. Options may also come from -K FILE or ~/.curlrc.
             """)
 
-    @Argument(help: "The URL (http or https).")
-    var url: String
+    @Argument(help: "The URL (http or https; without a scheme, http). Several URLs are fetched in turn (-Z: at once).")
+    var urls: [String]
 
     @Option(
         name: [.customShort("X"), .customLong("request")], help: "The method (default GET, or POST with a body).",
@@ -72,8 +75,10 @@ struct Get: AsyncParsableCommand {
     @Option(name: .customLong("data-file"), help: "Send this file as the body (streamed from disk).")
     var dataFile: String?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the body to this file instead of stdout.")
-    var output: String?
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the body to this file instead of stdout (repeatable: one per URL, in order).")
+    var outputs: [String] = []
 
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and headers before the body.")
     var include = false
@@ -109,8 +114,10 @@ struct Get: AsyncParsableCommand {
         help: "With -o: the expected SHA-256 (64 hex digits); a mismatch fails the download and deletes it.")
     var sha256: String?
 
-    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar.")
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar and no error message.")
     var silent = false
+
+    @OptionGroup(title: "curl's everyday flags") var curl: CurlFlags
 
     func validate() throws {
         let curlData = self.curlData
@@ -134,21 +141,33 @@ struct Get: AsyncParsableCommand {
         if let maxRedirects, maxRedirects < -1 {
             throw ValidationError("--max-redirs must be -1 (up to 50) or more, not \(maxRedirects)")
         }
-        if (resume || sha256 != nil), output == nil { throw ValidationError("--continue and --sha256 need -o FILE") }
+        let files = outputs.filter { $0 != Self.remoteNameMarker }
+        if resume || sha256 != nil, files.isEmpty, !curl.remoteName {
+            throw ValidationError("--continue and --sha256 need -o FILE")
+        }
         if let sha256, !SHA256.isHexDigest(sha256) {
             throw ValidationError("--sha256 must be 64 hexadecimal digits, as sha256sum prints (got '\(sha256)')")
         }
-        if let output, resume, Self.writesInPlace(output) {
-            throw ValidationError(
-                "--continue needs -o naming a regular file: '\(output)' is a pipe or a device, written where it is")
-        }
-        if let output {
+        for output in files {
+            if resume, Self.writesInPlace(output) {
+                throw ValidationError(
+                    "--continue needs -o naming a regular file: '\(output)' is a pipe or a device, written where it is")
+            }
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
             if output.isEmpty { throw ValidationError("-o needs a file name") }
             if output.hasSuffix("/") || (exists && isDirectory.boolValue) {
                 let inside = output.hasSuffix("/") ? output : output + "/"
-                throw ValidationError("-o '\(output)' names a directory: give a file name, for example -o \(inside)NAME")
+                throw ValidationError(
+                    "-o '\(output)' names a directory: give a file name, for example -o \(inside)NAME")
+            }
+        }
+        if urls.isEmpty { throw ValidationError("no URL given: trawl get URL") }
+        if curl.retry < 0 { throw ValidationError("--retry must be 0 or more, not \(curl.retry)") }
+        if curl.parallelMax < 1 { throw ValidationError("--parallel-max must be 1 or more") }
+        for value in [curl.userAgent, curl.referer].compactMap({ $0 }) + curl.cookies {
+            if let bad = URLCheck.controlCharacter(in: value) {
+                throw ValidationError("-A, -e and -b values must not contain control character \(bad)")
             }
         }
         for field in form {
@@ -166,77 +185,17 @@ struct Get: AsyncParsableCommand {
         }
         try HeaderOption.validate(headers)
         try HeaderOption.validateSensitive(sensitiveHeaders)
-        try RequestOption.checkURL(url)
         try RequestOption.checkHeaderCharacters(headers)
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
     }
 
     func run() async throws {
-        if let output { try checkOutputDirectory(output) }
-        var config = Client.Configuration()
-        tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
-        config.httpVersion = httpVersion.preference ?? .http2
-        let client = Client(configuration: config)
-
-        var request = try curlRequest()
-        if let dataFile { request.body = .file(dataFile) }
-        if !form.isEmpty { request.body = try multipartBody() }
-        request.method = method.map { HTTPMethod(rawValue: $0) } ?? (request.body == nil ? .get : .post)
-        if let maxTime { request.timeouts.total = .milliseconds(Int64(maxTime * 1000)) }
-        if let connectTimeout { request.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
-        let bar = ProgressBar(enabled: !silent && Terminal.standardErrorIsTerminal)
-        if request.body != nil { request.onProgress = { bar.upload($0) } }
-
-        if let output, !Self.writesInPlace(output) {
-            try await download(client: client, request: request, to: output, bar: bar)
-            return
+        // A request-data file that cannot be read is a usage error found before anything is sent (curl would send
+        // an empty body instead); `@-` is read only when the request is built.
+        for piece in data + dataBinary + json where piece.hasPrefix("@") && piece != "@-" {
+            _ = try CurlData.read(String(piece.dropFirst()))
         }
-
-        let sink: FileHandle
-        let sinkName = output.map { "'\($0)'" } ?? "the output"
-        if let output {
-            // Opened where it is, not made anew: FileManager.createFile writes a new file and renames it over the
-            // path, which replaced /dev/null itself with a regular file when run as root.
-            let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw CLIFailure("cannot create output file '\(output)': \(String(cString: strerror(errno)))")
-            }
-            sink = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        } else {
-            sink = FileHandle.standardOutput
-        }
-
-        let status: Int
-        do {
-            let response = try await client.stream(request)
-            // The upload is over once the head is here: end its bar before the body reaches the terminal.
-            bar.finish()
-            status = response.status
-            if include {
-                var head = "\(response.head.httpVersion.rawValue) \(response.status)\r\n"
-                for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-                try OutputWriting.write(Array((head + "\r\n").utf8), to: STDOUT_FILENO, name: "the output")
-            }
-            var pacer = limitRate.map { RatePacer(bytesPerSecond: $0) }
-            var hash = sha256.map { _ in SHA256() }
-            for try await chunk in response.body {
-                try OutputWriting.write(chunk, to: sink.fileDescriptor, name: sinkName)
-                hash?.update(chunk)
-                try await pacer?.consumed(chunk.count)
-            }
-            try? sink.synchronize()
-            if let expected = sha256?.lowercased(), let digest = hash?.hexDigest(), digest != expected {
-                throw CLIFailure(
-                    "error: the body's SHA-256 is \(digest), not the expected \(expected) (it was written into"
-                        + " \(output ?? "stdout") as it came: a pipe or device cannot take it back)")
-            }
-        } catch let error as TrawlError {
-            bar.finish()
-            throw CLIFailure("error: \(error)")
-        }
-        if status >= 400 {
-            throw CLIFailure("error: HTTP \(status) from \(url)")
-        }
+        try await runTransfers()
     }
 }
 
@@ -248,7 +207,7 @@ extension Get {
     /// The URL, headers and curl-style data: `-H 'Name:'` removes a default header, `-H 'Name;'` sends it empty;
     /// `-d` data is a form unless `-H` names a Content-Type, `--json` sets both JSON headers; `-G` moves the data
     /// into the query; `-u` sends basic authentication; `--max-redirs` caps the redirects followed.
-    func curlRequest() throws -> Request {
+    func curlRequest(url: String) throws -> Request {
         let bytes = try curlData.bytes()
         var request = Request(url: url)
         if dataInQuery, let bytes {
@@ -269,43 +228,6 @@ extension Get {
         }
         if let maxRedirects { request.redirects = .follow(max: maxRedirects < 0 ? 50 : maxRedirects) }
         return request
-    }
-
-    /// `-o FILE`: through `FILE.part`, moved into place when complete; `--continue` resumes it.
-    private func download(client: Client, request: Request, to output: String, bar: ProgressBar) async throws {
-        var options = DownloadOptions()
-        options.resume = resume
-        options.expectedSHA256 = sha256
-        options.maxBytesPerSecond = limitRate
-        options.onProgress = { bar.download($0) }
-        do {
-            let result = try await client.download(request, to: output, options: options)
-            bar.finish()
-            // -i shows the head the server actually sent, even the 416 that says the file was already whole.
-            if include {
-                var head = "\(result.head.httpVersion.rawValue) \(result.head.status)\r\n"
-                for (name, value) in result.head.headers { head += "\(name): \(value)\r\n" }
-                try OutputWriting.write(Array((head + "\r\n").utf8), to: STDOUT_FILENO, name: "the output")
-            }
-            FileHandle.standardError.write(Data(TerminalText.safe(Self.resumeNote(result, output: output)).utf8))
-        } catch var error as TrawlError {
-            bar.finish()
-            let partial = output + ".part"
-            let kept = (try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? NSNumber
-            guard Self.leavesResumablePart.contains(error.code), (kept?.int64Value ?? 0) > 0 else {
-                throw CLIFailure("error: \(error)")
-            }
-            // The engine's hint speaks of the library's resume option; say it the CLI's way instead.
-            error.hint = nil
-            error.remedy = nil
-            throw CLIFailure("error: \(error)\nthe partial file \(partial) is kept: rerun with --continue to resume it")
-        } catch let failure as OutputWriteFailure {
-            bar.finish()
-            throw failure
-        } catch {
-            bar.finish()
-            throw CLIFailure("error: \(error)")
-        }
     }
 
     /// Whether `-o` names something that is written where it is, as curl does (no `.part`, no rename, no
@@ -336,7 +258,7 @@ extension Get {
     }
 
     /// The directory `-o` writes into must exist before anything is sent.
-    private func checkOutputDirectory(_ output: String) throws {
+    func checkOutputDirectory(_ output: String) throws {
         let parent = PathName.parent(of: output)
         var isDirectory: ObjCBool = false
         guard parent.isEmpty || FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
@@ -348,7 +270,7 @@ extension Get {
     }
 
     /// `-F name=value` and `-F name=@path;type=…;filename=…`, as curl spells them.
-    private func multipartBody() throws -> RequestBody {
+    func multipartBody() throws -> RequestBody {
         var multipart = MultipartForm()
         for field in form {
             guard let equals = field.firstIndex(of: "=") else { continue }   // refused by validate()

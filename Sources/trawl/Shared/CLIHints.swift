@@ -26,6 +26,12 @@ enum CLIHints {
         case (.http2PriorKnowledge, _): "check the URL's scheme and port"
         case (.caBundle, _): "check the server's certificate and the CA it trusts: --cacert FILE or --capath DIR"
         case (.defaultHeaders, _): "fix the -H headers"
+        case (.proxyUnreachable, "get"): "check that the proxy is up and -x names it"
+        case (.proxyUnreachable, _): "check that the proxy is up and its address is right"
+        case (.proxyAddress, "get"): "check the host name in -x"
+        case (.proxyAddress, _): "check the proxy's host name"
+        case (.proxyCredentials, "get"): "the proxy wants credentials: pass --proxy-user USER:PASSWORD"
+        case (.proxyCredentials, _): "the proxy wants credentials"
         default: remedy.libraryAdvice
         }
     }
