@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What the live panel and the per-interval recording of `trawl bench` cost the load generator (issue 20: within
-# 3% of --quiet). Interleaved rounds over nginx on loopback serving a ~600-byte JSON file, -c 64:
+# What the live views and the per-interval recording of `trawl bench` cost the load generator (each within 3% of
+# --quiet). Interleaved rounds over nginx on loopback serving a ~600-byte JSON file, -c 64:
 #   quiet     trawl bench --quiet on a pseudo-terminal (`script`): recording on (intervals, phases), no panel
 #   panel     trawl bench on the same pseudo-terminal, so the live panel is drawn 4 times a second
+#   tui       trawl bench --tui on the same pseudo-terminal: the full live view (histogram, rates, statuses)
 #   baseline  (with BASELINE=PATH to a trawl binary built before the recording existed, e.g. commit a771e0b)
 # and prints requests/s per round and the ratios panel/quiet and quiet/baseline.
 #
@@ -65,8 +66,8 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "workload: GET ~600-byte JSON from nginx, -c 64, $requests requests per run, $rounds interleaved rounds"
 # On a busy machine requests/s swings with the neighbours; the client's CPU per request (user+sys of the
 # process over the measured span) is the steadier measure of what the recording and the panel cost.
-printf "%-6s %10s %10s %10s %12s %14s %9s %9s %9s %11s %13s\n" round quiet_rps panel_rps base_rps \
-    panel/quiet quiet/baseline q_us/req p_us/req b_us/req p/q_cpu q/b_cpu
+printf "%-6s %10s %10s %10s %10s %12s %10s %14s %9s %9s %9s %9s %9s %9s\n" round quiet_rps panel_rps tui_rps \
+    base_rps panel/quiet tui/quiet quiet/baseline q_us/req p_us/req t_us/req b_us/req p/q_cpu t/q_cpu
 for r in $(seq 1 "$rounds"); do
     # Under the same pseudo-terminal as the panel run: `script` relaying the terminal costs a share of the 2 cores
     # itself, and that is not the panel's cost.
@@ -75,6 +76,8 @@ for r in $(seq 1 "$rounds"); do
     script -qfec "$trawl bench -c 64 -n $requests $url" /dev/null >"$work/p.txt"
     grep -q "in flight" "$work/p.txt" || { echo "the panel was not drawn" >&2; exit 1; }
     p=$(rps_table "$work/p.txt"); pc=$(cpu_table "$work/p.txt")
+    script -qfec "$trawl bench -c 64 -n $requests --tui $url" /dev/null >"$work/t.txt"
+    t=$(rps_table "$work/t.txt"); tc=$(cpu_table "$work/t.txt")
     b="-"; bc="-"
     if [ -n "${BASELINE:-}" ]; then
         "$BASELINE" bench -c 64 -n "$requests" --json "$url" >"$work/b.json"
@@ -82,8 +85,9 @@ for r in $(seq 1 "$rounds"); do
     fi
     pq=$(python3 -c "print(f'{$p/$q:.3f}')")
     qb=$([ "$b" = "-" ] && echo "-" || python3 -c "print(f'{$q/$b:.3f}')")
+    tq=$(python3 -c "print(f'{$t/$q:.3f}')")
     pqc=$(python3 -c "print(f'{$pc/$qc:.3f}')")
-    qbc=$([ "$bc" = "-" ] && echo "-" || python3 -c "print(f'{$qc/$bc:.3f}')")
-    printf "%-6s %10s %10s %10s %12s %14s %9s %9s %9s %11s %13s\n" "$r" "$q" "$p" "$b" "$pq" "$qb" "$qc" "$pc" "$bc" \
-        "$pqc" "$qbc"
+    tqc=$(python3 -c "print(f'{$tc/$qc:.3f}')")
+    printf "%-6s %10s %10s %10s %10s %12s %10s %14s %9s %9s %9s %9s %9s %9s\n" "$r" "$q" "$p" "$t" "$b" "$pq" "$tq" \
+        "$qb" "$qc" "$pc" "$tc" "$bc" "$pqc" "$tqc"
 done

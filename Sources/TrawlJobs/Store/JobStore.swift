@@ -125,7 +125,7 @@ final class JobStore: Sendable {
         let checkpointPath = options.stateDirectory + "/checkpoint.json"
         let segmentDirectory = options.stateDirectory + "/segments"
         if options.temporary { try refuseLink(options.stateDirectory) }
-        try createDirectoryDurably(options.stateDirectory)
+        try createDirectoryDurably(options.stateDirectory, ownerOnly: true)
         let lock = try lockState(options.stateDirectory)
         var existing: Checkpoint?
         var intact = true
@@ -543,8 +543,10 @@ final class JobStore: Sendable {
     }
 
     /// Creates `path` (and missing parents) and `fsync`s the parent of each directory created, so the files the
-    /// checkpoint names cannot lose their directory in a power loss.
-    static func createDirectoryDurably(_ path: String) throws {
+    /// checkpoint names cannot lose their directory in a power loss. `ownerOnly`: `path`, when this creates it, is
+    /// 0700 (a state directory holds pages of items and redacted requests: nobody else reads them); a directory
+    /// that exists keeps its mode (`--state .` must not lock others out of the working directory).
+    static func createDirectoryDurably(_ path: String, ownerOnly: Bool = false) throws {
         let manager = FileManager.default
         var missing: [String] = []
         var current = (path as NSString).standardizingPath
@@ -554,6 +556,10 @@ final class JobStore: Sendable {
         }
         guard !missing.isEmpty else { return }
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+        if ownerOnly, chmod(path, 0o700) != 0 {
+            throw JobError.state(
+                "cannot make the state directory \(path) private (chmod 0700 failed)", hint: "check its file system")
+        }
         for directory in missing.reversed() { try DurableFiles.syncDirectory(containing: directory) }
     }
 

@@ -67,7 +67,7 @@ public struct MarkStore: Sendable {
 
     /// Runs `body` with the state directory locked (no run in progress), then saves what it returns.
     public func update(_ body: (inout File) throws -> Void) throws {
-        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        try JobStore.createDirectoryDurably(stateDirectory, ownerOnly: true)
         let lock = try JobStore.lockState(stateDirectory)
         defer { lock.release() }
         var file = try load()
