@@ -86,18 +86,18 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
     /// except `Set-Cookie`, which cannot be combined and gives its first line. Setting replaces all values.
     public subscript(name: String) -> String? {
         get {
+            // A single line (the usual case) is returned as it is, with no joined copy.
+            let combines = !Self.equalNames(name, "set-cookie")
             if let received {
                 guard let first = received.firstIndex(of: name) else { return nil }
-                guard let next = received.firstIndex(of: name, after: first), !Self.equalNames(name, "set-cookie")
-                else { return received.value(at: first) }
-                return ([first] + received.indices(of: name).filter { $0 >= next }).map(received.value(at:))
-                    .joined(separator: ", ")
+                guard combines, received.firstIndex(of: name, after: first) != nil else {
+                    return received.value(at: first)
+                }
+                return received.indices(of: name).map(received.value(at:)).joined(separator: ", ")
             }
-            guard let first = storage.firstIndex(where: { Self.equalNames($0.name, name) }) else { return nil }
-            guard storage[(first + 1)...].contains(where: { Self.equalNames($0.name, name) }),
-                !Self.equalNames(name, "set-cookie")
-            else { return storage[first].value }
-            return storage[first...].filter { Self.equalNames($0.name, name) }.map(\.value).joined(separator: ", ")
+            let values = storage.lazy.filter { Self.equalNames($0.name, name) }.map(\.value)
+            guard let first = values.first else { return nil }
+            return combines ? values.joined(separator: ", ") : first
         }
         set {
             if let newValue { replaceOrAdd(name, newValue) } else { remove(name) }
