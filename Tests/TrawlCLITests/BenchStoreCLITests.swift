@@ -180,10 +180,13 @@ struct BenchStoreCLITests {
                     }
                 })
             try await Task.sleep(for: .milliseconds(1500))
+            let lag = SchedulingLag.start()
+            defer { _ = lag.stop() }
             await redis.kill()
             let killed = ContinuousClock.now
             try await Task.sleep(for: .seconds(3))
             let restarting = ContinuousClock.now
+            let late = lag.stop()
             try await restartStore(redis)
             let restarted = ContinuousClock.now
             #expect(
@@ -196,13 +199,18 @@ struct BenchStoreCLITests {
                 let store = try rateStore(try benchReport(process))
                 #expect((store["local_share_s"] as? Double ?? 0) >= 2, "\(store)")
             }
-            // Without the store each sends 20/s (40 shared by the 2 it saw), not 40: 40/s in all, with a slack of
-            // 2 slots taken from the store just before it died and 3 for a server thread reading a backlog at once.
+            // Without the store each sends 20/s (40 shared by the 2 it saw), not 40: 40/s in all. The bound sits
+            // halfway to what a process ignoring the other would send (80/s), so stamps bunched by a loaded test
+            // process do not decide it: plus 2 slots taken from the store just before it died, 3 for a server thread
+            // reading a backlog at once, and what both sent at the full rate while that thread was held up (the
+            // measured scheduling lag).
             let log = server.requestLog
             let outage = log.filter { $0.receivedAt > killed && $0.receivedAt < restarting }
             let outageSeconds = seconds(restarting - killed)
             #expect(outage.count >= 40, "the processes went on without the store")
-            #expect(Double(outage.count) <= 40 * outageSeconds + 5, "\(outage.count) requests in \(outageSeconds) s")
+            #expect(
+                Double(outage.count) <= 60 * outageSeconds + 5 + (80 * late).rounded(.up),
+                "\(outage.count) requests in \(outageSeconds) s (scheduling lag \(late) s)")
             // Back with the store: one shared schedule again, no burst of what the local shares did not send. Counted
             // over the whole time since the restart, not per window: a server thread of this (loaded) test process
             // reading a backlog at once bunches receive times without adding requests (a windowed excess of 10 was

@@ -116,18 +116,20 @@ struct RateStoreCLITests {
             #expect(lines.filter { $0.contains("does not answer") }.count == 1, "\(shard.stderr)")
             // Rejoined (more than once if a store reply on a loaded machine took past the timeout after the restart).
             #expect(lines.filter { $0.contains("answers again") }.count >= 1, "\(shard.stderr)")
-            // Without the store: 10 requests/s (20 split between 2 shards), no burst of what the local bucket
-            // saved up while the store held the budget (10 more). Slack: 2 requests that took their token from the
-            // store just before it died, and 3 for a server thread reading a backlog at once; on a busy machine, what
-            // the shard sent at its full rate (20/s) before the kill while the server's thread was held up (the
-            // machine's measured scheduling lag) is read, and counted, after it.
+            // Without the store the shard keeps to a share of the rate: 10 requests/s (20 split between 2 shards),
+            // far below what 32 in flight at the loopback would send unpaced. That the share starts with an empty
+            // bucket (no burst of what it saved while the store held the budget) is timed in-process, where only
+            // lower bounds on time are needed (`RateStoreFallbackTests`): counted here, at a server thread of a
+            // loaded test process, the stamps bunch. So the bound is 1.5 times the share, plus 2 requests that took
+            // their token just before the store died, 3 for a backlog read at once, and what the shard sent at its
+            // full rate (20/s) while the server's thread was held up (the measured scheduling lag).
             let outage = server.requestLog.filter { $0.receivedAt > killed && $0.receivedAt < restarting }
             let outageTime = (restarting - killed).components
             let seconds = Double(outageTime.seconds) + Double(outageTime.attoseconds) * 1e-18
             let backlog = (20 * late).rounded(.up)
             #expect(outage.count >= 5, "the shard went on without the store")
             #expect(
-                Double(outage.count) <= 10 * seconds + 5 + backlog,
+                Double(outage.count) <= 15 * seconds + 5 + backlog,
                 "\(outage.count) requests in \(seconds) s (scheduling lag \(late) s)")
             // Back with the store: the whole budget again (this shard runs alone).
             let after = RequestPacing(server.requestLog.filter { $0.receivedAt > restarted }.map(\.receivedAt))
