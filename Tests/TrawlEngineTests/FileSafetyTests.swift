@@ -78,7 +78,7 @@ struct FileSafetyTests {
     }
 
     @Test("a second lock on a held file says the holder's pid; releasing frees it")
-    func lockHeld() throws {
+    func lockHeld() async throws {
         let root = try directory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let lock = try FileLock(path: root + "/lock")
@@ -95,7 +95,7 @@ struct FileSafetyTests {
         var again: FileLock?
         for _ in 0..<100 where again == nil {
             again = try? FileLock(path: root + "/lock")
-            if again == nil { usleep(10_000) }
+            if again == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(again != nil, "the lock was not free after its release")
         again?.release()
