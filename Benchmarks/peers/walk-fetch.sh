@@ -11,7 +11,7 @@
 #   TRAWL=PATH   the trawl binary (default .build/release/trawl, built with `swift build -c release --product trawl`)
 #   KINDS="walk rich" (default both); PY=PATH a python with pycurl, orjson and msgspec (default .venv here, which
 #   this script creates when missing: orjson, msgspec, pycurl built against the system libcurl);
-#   OUT=FILE (default results/walk-fetch-latest.txt)
+#   OUT=FILE (default results/walk-fetch-peers.txt, the committed run)
 # items/s: trawl fetch from the wall time of the whole process (/usr/bin/time); the python peers from their own
 # timing (after start-up and imports), which favours them slightly. CPU: user + system of each process.
 set -euo pipefail
@@ -61,7 +61,7 @@ for kind in $kinds; do
     for _ in $(seq 50); do curl -sf "$base/$kind/page?page=$pages" >/dev/null && break; sleep 0.2; done
     curl -sf "$base/$kind/page?page=$pages" >/dev/null || { echo "error: nginx does not serve $base/$kind/page" >&2; exit 1; }
 done
-out=${OUT:-$here/results/walk-fetch-latest.txt}
+out=${OUT:-$here/results/walk-fetch-peers.txt}
 rows=$work/rows
 : > "$rows"
 # row ROUND KIND CLIENT ITEMS ITEMS_PER_S: appends a row with the CPU of the last /usr/bin/time
@@ -96,7 +96,7 @@ for rd in $(seq 1 "$rounds"); do
     done
 done
 {
-    echo "# walk-fetch.sh $rounds $pages: $(date -u +%FT%TZ), trawl $("$trawl" --version 2>/dev/null | head -1) (commit $(git -C "$root" rev-parse --short HEAD)),"
+    echo "# walk-fetch.sh $rounds $pages: $(date -u +%FT%TZ), $("$trawl" --version 2>/dev/null | head -1) (commit $(git -C "$root" rev-parse --short HEAD)),"
     echo "# $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# $pages pages x 100 items per data set, $conc in flight, nginx 1 worker; cpu = user + sys of the process"
     echo "round kind client wall_s user_s sys_s items items_per_s"
