@@ -8,7 +8,8 @@
 #       callbacks: the parse-speed ceiling) · python ijson (yajl2_c) · python json.loads (buffers) · curl | jq --stream
 #   (c) a paginated walk of 10,000 static pages x 100 items (nginx), 16 in flight, items decoded into a struct or
 #       record: Trawl's API (Benchmarks/json walk-bench) · trawl fetch (durable JSONL) · trawl bench --items (count
-#       only) · python walkers building dataclasses: aiohttp + json.loads, pycurl + json.loads, pycurl + orjson
+#       only) · python walkers building dataclasses: aiohttp + json.loads, pycurl + json.loads, pycurl + orjson;
+#       pycurl + msgspec (typed Structs decoded straight from the bytes)
 #   (d) (a) over TLS (self-signed), HTTP/1.1 and HTTP/2 (the peers that speak it)
 # nginx (one worker) runs on loopback, on the same two cores as the clients.
 # Prints a Markdown table (absolute numbers and each peer's ratio to Trawl within a round) and writes it
@@ -22,7 +23,7 @@
 #   goes to results/latest-LETTERS.md.
 #   PEERS_SWIFT_BUILD=0 skips the Swift peers (reported as not built); PEER_TIMEOUT (s, default 300) per run.
 # Installs what it needs: Debian packages (nginx-light, wrk, jq, libcurl4-openssl-dev, libssl-dev), a
-# virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, orjson, pycurl built against the system
+# virtualenv at Benchmarks/peers/.venv (aiohttp, httpx[http2], ijson, orjson, msgspec, pycurl built against the system
 # libcurl), and builds trawl, walk-bench (Benchmarks/json) and the Swift peers (Benchmarks/peers/swift,
 # async-http-client + URLSession).
 set -euo pipefail
@@ -54,8 +55,8 @@ py=$venv/bin/python
 venv_error=""
 setup_venv() {
     if [ ! -x "$py" ]; then python3 -m venv "$venv" || return 1; fi
-    "$py" -c 'import aiohttp, httpx, h2, ijson, orjson' 2>/dev/null \
-        || "$venv/bin/pip" install -q 'aiohttp' 'httpx[http2]' 'ijson' 'orjson' >&2 || return 1
+    "$py" -c 'import aiohttp, httpx, h2, ijson, orjson, msgspec' 2>/dev/null \
+        || "$venv/bin/pip" install -q 'aiohttp' 'httpx[http2]' 'ijson' 'orjson' 'msgspec' >&2 || return 1
     # pycurl from source, linked against the system libcurl (the one trawl's engine uses)
     "$py" -c 'import pycurl' 2>/dev/null \
         || "$venv/bin/pip" install -q --no-binary pycurl pycurl >&2 || return 1
@@ -286,6 +287,7 @@ walk_round() {  # walk_round ROUND
     if [ -n "$pycurl_error" ]; then fail_peer c "$rd" "python pycurl + json.loads + dataclass" "$pycurl_error"; else
         py_peer c "$rd" "python pycurl + json.loads + dataclass" json "$walk_items" walk.py pycurl "$u" "$walk_conc" json
         py_peer c "$rd" "python pycurl + orjson + dataclass" json "$walk_items" walk.py pycurl "$u" "$walk_conc" orjson
+        py_peer c "$rd" "python pycurl + msgspec Structs" json "$walk_items" walk.py pycurl "$u" "$walk_conc" msgspec
     fi
 }
 

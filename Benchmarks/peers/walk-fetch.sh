@@ -1,13 +1,125 @@
 #!/usr/bin/env bash
-# walk (c) side by side: trawl fetch (release build) against python pycurl + orjson + dataclass, interleaved rounds.
-# Needs nginx serving the walk pages at $URL (as compare.sh sets up; SECTIONS=c compare.sh builds everything).
-# Usage: Benchmarks/peers/walk-fetch.sh [ROUNDS]; prints wall, user and system seconds per client per round.
-U=${URL:-http://127.0.0.1:28123/walk/page}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-T=${TRAWL:-$root/.build/release/trawl}
-PY=$root/Benchmarks/peers/.venv/bin/python
-for r in $(seq 1 ${1:-3}); do
-  a=$(/usr/bin/time -f "%e %U %S" $T fetch --url "$U" --items items --paginate page --total-pages total_pages -c 16 --per-host 16 -o /tmp/walk.jsonl -q 2>&1 | tail -1); rm -f /tmp/walk.jsonl
-  b=$(/usr/bin/time -f "%e %U %S" $PY $root/Benchmarks/peers/py/walk.py pycurl "$U" 16 orjson 2>&1 >/tmp/walkpy.out | tail -1)
-  echo "round $r fetch(wall user sys)=$a  pycurl+orjson(wall user sys)=$b  py-self=$(cat /tmp/walkpy.out | head -c 200)"
+# trawl fetch (durable JSONL, release build) against python pycurl + orjson + dataclasses and pycurl + msgspec
+# (typed Structs decoded straight from the bytes), interleaved rounds, on two data sets of PAGES pages x 100 items:
+#   walk: walk (c)'s 7-field items (~125 B); rich: 9 fields (~155 B: a nested object, unicode escapes, a float, a
+#   bool, a null, an int array). gen_pages.py writes both, once, under /tmp/trawl-peers-data.
+# Each round also runs `trawl extract --path items` over the same items concatenated into one document (written to
+# a file, as fetch writes its items): the parse-and-write cost without HTTP or the job machinery.
+# nginx (one worker) serves the pages on loopback, 16 in flight; every client on the same cores.
+#
+# Usage: Benchmarks/peers/walk-fetch.sh [ROUNDS=3] [PAGES=4000]
+#   TRAWL=PATH   the trawl binary (default .build/release/trawl, built with `swift build -c release --product trawl`)
+#   KINDS="walk rich" (default both); PY=PATH a python with pycurl, orjson and msgspec (default .venv here, which
+#   this script creates when missing: orjson, msgspec, pycurl built against the system libcurl);
+#   OUT=FILE (default results/walk-fetch-peers.txt, the committed run)
+# items/s: trawl fetch from the wall time of the whole process (/usr/bin/time); the python peers from their own
+# timing (after start-up and imports), which favours them slightly. CPU: user + system of each process.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rounds=${1:-3}; pages=${2:-4000}; conc=16
+kinds=${KINDS:-walk rich}
+trawl=${TRAWL:-$root/.build/release/trawl}
+[ -x "$trawl" ] || { echo "error: no trawl binary at $trawl: run 'swift build -c release --product trawl' or set TRAWL" >&2; exit 1; }
+"$root/scripts/ensure-deps" nginx-light time libcurl4-openssl-dev python3-venv >/dev/null
+py=${PY:-$here/.venv/bin/python}
+if ! "$py" -c 'import pycurl, orjson, msgspec' 2>/dev/null; then
+    [ -x "$py" ] || python3 -m venv "$here/.venv"
+    "$here/.venv/bin/pip" install -q orjson msgspec >&2
+    "$here/.venv/bin/pip" install -q --no-binary pycurl pycurl >&2
+    py=$here/.venv/bin/python
+fi
+data=${TRAWL_PEERS_DATA:-/tmp/trawl-peers-data}
+for kind in $kinds; do
+    d=$data/$kind-$pages
+    [ -s "$d/all.count" ] || { echo "generating $d (once)" >&2; python3 "$here/py/gen_pages.py" "$d" "$pages" 100 "$kind"; }
 done
+work=$(mktemp -d /tmp/trawl-walk-fetch.XXXXXX)  # on disk: fetch's fsyncs are real
+trap '[ -f "$work/nginx.pid" ] && nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$work/www" "$work/logs"
+for kind in $kinds; do ln -s "$data/$kind-$pages" "$work/www/$kind"; done
+chmod -R a+rX "$work" "$data"
+port=$((20000 + RANDOM % 20000))
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off; keepalive_requests 1000000; keepalive_timeout 60s; default_type application/json;
+    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
+    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
+    server {
+        listen 127.0.0.1:$port; root $work/www; disable_symlinks off;
+        location ~ ^/(walk|rich)/page\$ { try_files /\$1/page-\$arg_page.json =404; }
+    }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+base="http://127.0.0.1:$port"
+for kind in $kinds; do
+    for _ in $(seq 50); do curl -sf "$base/$kind/page?page=$pages" >/dev/null && break; sleep 0.2; done
+    curl -sf "$base/$kind/page?page=$pages" >/dev/null || { echo "error: nginx does not serve $base/$kind/page" >&2; exit 1; }
+done
+out=${OUT:-$here/results/walk-fetch-peers.txt}
+rows=$work/rows
+: > "$rows"
+# row ROUND KIND CLIENT ITEMS ITEMS_PER_S: appends a row with the CPU of the last /usr/bin/time
+row() {
+    local wall user sys
+    read -r wall user sys < "$work/time"
+    echo "$1 $2 $3 $wall $user $sys $4 $5" >> "$rows"
+}
+for rd in $(seq 1 "$rounds"); do
+    for kind in $kinds; do
+        n=$(cat "$data/$kind-$pages/all.count")
+        u="$base/$kind/page"
+        rm -rf "$work/out"; mkdir "$work/out"
+        /usr/bin/time -f "%e %U %S" -o "$work/time" "$trawl" fetch --url "$u" --items items --paginate page \
+            --total-pages total_pages -c $conc --per-host $conc -o "$work/out/items.jsonl" -q
+        got=$(wc -l < "$work/out/items.jsonl")
+        [ "$got" = "$n" ] || { echo "error: trawl fetch wrote $got lines of $n ($kind)" >&2; exit 1; }
+        row "$rd" "$kind" fetch "$n" "$(awk -v n="$n" '{print n / $1}' "$work/time")"
+        rm -rf "$work/out"
+        for parser in orjson msgspec; do
+            line=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/time -f "%e %U %S" -o "$work/time" \
+                "$py" "$here/py/walk.py" pycurl "$u" $conc $parser "$kind")
+            read -r items rate errors <<<"$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["items"], r["items_per_s"], r["errors"])' "$line")"
+            [ "$errors" = 0 ] && [ "$items" = "$n" ] || { echo "error: $parser peer: $line" >&2; exit 1; }
+            row "$rd" "$kind" "pycurl-$parser" "$n" "$rate"
+        done
+        /usr/bin/time -f "%e %U %S" -o "$work/time" "$trawl" extract --path items "$data/$kind-$pages/all.json" \
+            > "$work/extract.jsonl"
+        got=$(wc -l < "$work/extract.jsonl"); rm -f "$work/extract.jsonl"
+        [ "$got" = "$n" ] || { echo "error: trawl extract wrote $got lines of $n ($kind)" >&2; exit 1; }
+        row "$rd" "$kind" extract "$n" "$(awk -v n="$n" '{print n / $1}' "$work/time")"
+    done
+done
+{
+    echo "# walk-fetch.sh $rounds $pages: $(date -u +%FT%TZ), $("$trawl" --version 2>/dev/null | head -1) (commit $(git -C "$root" rev-parse --short HEAD)),"
+    echo "# $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "# $pages pages x 100 items per data set, $conc in flight, nginx 1 worker; cpu = user + sys of the process"
+    echo "round kind client wall_s user_s sys_s items items_per_s"
+    cat "$rows"
+    python3 - "$rows" <<'PY'
+import sys, collections
+rows = [l.split() for l in open(sys.argv[1])]
+by = collections.defaultdict(dict)  # (kind, round) -> client -> (items/s, cpu us/item)
+for rd, kind, client, wall, user, sys_, items, rate in rows:
+    by[(kind, rd)][client] = (float(rate), (float(user) + float(sys_)) / int(items) * 1e6)
+def stat(values, fmt):
+    values = sorted(values)
+    return f"{fmt.format(values[len(values) // 2])} ({fmt.format(values[0])}-{fmt.format(values[-1])})"
+for kind in sorted({k for k, _ in by}, key=lambda k: k != "walk"):
+    rounds = [r for (k, _), r in sorted(by.items()) if k == kind]
+    print(f"# {kind}: median (range) over {len(rounds)} rounds")
+    for client in ("fetch", "pycurl-orjson", "pycurl-msgspec", "extract"):
+        rates = [r[client][0] for r in rounds]
+        cpus = [r[client][1] for r in rounds]
+        print(f"#   {client:15} {stat(rates, '{:,.0f}')} items/s, CPU {stat(cpus, '{:.2f}')} us/item")
+    for peer in ("pycurl-orjson", "pycurl-msgspec"):
+        print(f"#   fetch / {peer} items/s: {stat([r['fetch'][0] / r[peer][0] for r in rounds], '{:.2f}x')}")
+    print(f"#   fetch CPU per item / extract's: {stat([r['fetch'][1] / r['extract'][1] for r in rounds], '{:.2f}x')}")
+PY
+} > "$out"
+cat "$out"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Walk (c) of compare.sh for the typed rows only, interleaved round by round: Trawl's API decoding each item into a
 # struct through Decodable, through JSONFieldsDecodable and with @JSONFieldsDecodable (walk-bench api, api-fields and
-# api-macro), an older walk-bench's
-# Decodable (BASE_WALK, optional), and python pycurl + orjson + dataclass. nginx (one worker) serves PAGES static
-# pages of 100 items, 16 in flight; each client times its own walk (items/s) and /usr/bin/time gives its CPU.
+# api-macro), an older walk-bench's Decodable (BASE_WALK, optional), python pycurl + orjson + dataclass and pycurl +
+# msgspec (typed Structs, one Decoder per page type). nginx (one worker) serves PAGES static pages of 100 items, 16
+# in flight; each client times its own walk (items/s) and /usr/bin/time gives its CPU.
 #
 # Usage: Benchmarks/peers/walk-typed.sh [ROUNDS=3] [PAGES=10000]
 #   BASE_WALK=PATH   an older walk-bench binary, side by side (the Decodable path before a change)
@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rounds=${1:-3}; pages=${2:-10000}; conc=16
 py=${PY:-$here/.venv/bin/python}
-"$py" -c 'import pycurl, orjson' || { echo "error: $py lacks pycurl or orjson (run compare.sh once, or set PY)" >&2; exit 1; }
+"$py" -c 'import pycurl, orjson, msgspec' || {
+    echo "error: $py lacks pycurl, orjson or msgspec (run compare.sh or walk-fetch.sh once, or set PY)" >&2; exit 1; }
 "$root/scripts/ensure-deps" nginx-light time >/dev/null
 (cd "$root/Benchmarks/json" && rm -f .build/release.yaml && swift build -c release --product walk-bench >&2)
 walk_bench=$(cd "$root/Benchmarks/json" && swift build -c release --show-bin-path)/walk-bench
@@ -70,6 +71,7 @@ for rd in $(seq 1 "$rounds"); do
     run "$rd" macro "$walk_bench" "$url" $conc api-macro
     [ -n "${BASE_WALK:-}" ] && run "$rd" base-decodable "$BASE_WALK" "$url" $conc api
     run "$rd" pycurl-orjson "$py" "$here/py/walk.py" pycurl "$url" $conc orjson
+    run "$rd" pycurl-msgspec "$py" "$here/py/walk.py" pycurl "$url" $conc msgspec
 done
 python3 - "$out" <<'PY' >> "$out"
 import sys, collections
@@ -80,7 +82,7 @@ for rd, client, rate, cpu, items in rows:
 def stat(values):
     values = sorted(values)
     return f"{values[len(values) // 2]:.2f}x ({values[0]:.2f}-{values[-1]:.2f})"
-for client in ("decodable", "fields", "macro", "base-decodable", "pycurl-orjson"):
+for client in ("decodable", "fields", "macro", "base-decodable", "pycurl-orjson", "pycurl-msgspec"):
     rates = [r[client][0] for r in by.values() if client in r]
     cpus = [r[client][1] for r in by.values() if client in r]
     if rates:
@@ -90,6 +92,9 @@ for client in ("decodable", "fields", "macro", "base-decodable"):
     ratios = [r[client][0] / r["pycurl-orjson"][0] for r in by.values() if client in r and "pycurl-orjson" in r]
     if ratios:
         print(f"# {client} / pycurl+orjson items/s: {stat(ratios)}")
+    ratios = [r[client][0] / r["pycurl-msgspec"][0] for r in by.values() if client in r and "pycurl-msgspec" in r]
+    if ratios:
+        print(f"# {client} / pycurl+msgspec items/s: {stat(ratios)}")
 for client in ("decodable", "fields", "macro"):
     ratios = [r["base-decodable"][1] / r[client][1] for r in by.values() if client in r and "base-decodable" in r]
     if ratios:

@@ -12,9 +12,9 @@ import TrawlTestServer
 /// strace is Debian's, installed by scripts/ensure-deps.
 private let stracePath = "/usr/bin/strace"
 
-/// The system calls the test reads. `pwrite64` is how `DurableFile` writes, so it tells which bytes each fsync
-/// covers.
-private let tracedCalls = "fsync,fdatasync,rename,renameat,renameat2,openat,pwrite64"
+/// The system calls the test reads. `pwrite64` and `pwritev` (a batch's pages, gathered) are how `DurableFile`
+/// writes, so they tell which bytes each fsync covers.
+private let tracedCalls = "fsync,fdatasync,rename,renameat,renameat2,openat,pwrite64,pwritev"
 
 // MARK: - The test
 
@@ -144,17 +144,20 @@ struct DurabilityCLITests {
             [pid   41] <... fsync resumed>) = 0
             43 renameat2(AT_FDCWD</w>, "c.tmp", 7</w/s>, "c", RENAME_NOREPLACE) = 0
             43 rename("/w/x", "/w/y") = -1 ENOENT (No such file or directory)
+            41 pwritev(5</w/s/0.jsonl>, [{iov_base="ab,\"}", iov_len=5}, {iov_base="c\n", iov_len=2}], 2, 20) = 7
             43 +++ exited with 0 +++
             """#
         let calls = StraceLog.parse(trace)
-        #expect(calls.map(\.name) == ["openat", "fsync", "pwrite64", "fsync", "renameat2", "rename"])
-        #expect(calls.map(\.pid) == [41, 42, 41, 41, 43, 43])
+        #expect(calls.map(\.name) == ["openat", "fsync", "pwrite64", "fsync", "renameat2", "rename", "pwritev"])
+        #expect(calls.map(\.pid) == [41, 42, 41, 41, 43, 43, 41])
         let write = calls[2]
         #expect((write.start, write.end) == (1, 3))
         #expect(write.arguments.count == 4)
         #expect(TracedCall.string(write.arguments[1])?.bytes == Array(#"{"a":"q\"), = "}"#.utf8) + [10, 1, 255, 65])
         let events = FileEvents(calls)
-        #expect(events.content(of: "/w/s/0.jsonl", before: 10).count == 20)
+        #expect(events.content(of: "/w/s/0.jsonl", before: 9).count == 20)
+        // A gathered write: its pieces joined, at its offset.
+        #expect(events.content(of: "/w/s/0.jsonl", before: 11).suffix(7) == Array(#"ab,"}c"#.utf8) + [10])
         #expect(events.durableLength(of: "/w/s/0.jsonl", before: 6) == 0)  // the fsync had not returned yet
         #expect(events.durableLength(of: "/w/s/0.jsonl", before: 7) == 20)
         #expect(events.sync(of: "/w/s", after: 0, before: 3) != nil)

@@ -115,6 +115,14 @@ enum StraceLog {
         return calls
     }
 
+    /// The elements of a bracketed or braced list as strace prints it (`[{...}, {...}]`, `{iov_base="...",
+    /// iov_len=3}`), split at top-level commas; nil when `text` is not one.
+    static func elements(_ text: String) -> [String]? {
+        guard let first = text.first, first == "[" || first == "{", let last = text.last, last == "]" || last == "}"
+        else { return nil }
+        return parseCall("l(" + text.dropFirst().dropLast() + ") = 0", pid: 0, start: 0, end: 0)?.arguments
+    }
+
     /// `name(arg, arg, ...) = result`, splitting arguments at top-level commas (not inside quotes or `<>`).
     private static func parseCall(_ text: String, pid: Int, start: Int, end: Int) -> TracedCall? {
         guard let open = text.firstIndex(of: "(") else { return nil }
@@ -195,6 +203,22 @@ struct FileEvents {
                 if string.cut { cutStrings += 1 }
                 writes[path, default: []].append(
                     Write(start: call.start, end: call.end, offset: offset, bytes: Array(string.bytes.prefix(count))))
+            case "pwritev", "pwritev2":
+                // `pwritev(fd, [{iov_base="...", iov_len=N}, ...], COUNT, OFFSET) = WRITTEN`: the pieces joined.
+                guard call.arguments.count >= 4, let path = TracedCall.descriptorPath(call.arguments[0]),
+                      let vectors = StraceLog.elements(call.arguments[1]), let offset = Int(call.arguments[3]),
+                      let count = Int(call.result.prefix { $0.isNumber })
+                else { continue }
+                var joined: [UInt8] = []
+                for vector in vectors {
+                    guard let base = StraceLog.elements(vector)?.first(where: { $0.hasPrefix("iov_base=") }),
+                          let string = TracedCall.string(String(base.dropFirst("iov_base=".count)))
+                    else { continue }
+                    if string.cut { cutStrings += 1 }
+                    joined += string.bytes
+                }
+                writes[path, default: []].append(
+                    Write(start: call.start, end: call.end, offset: offset, bytes: Array(joined.prefix(count))))
             case "fsync", "fdatasync":
                 guard let path = call.arguments.first.flatMap(TracedCall.descriptorPath) else { continue }
                 syncs[path, default: []].append(call)

@@ -46,6 +46,32 @@ struct DurableFileTests {
         #expect(throws: FileError.self) { try DurableFile(path: root + "/missing/out.jsonl") }
     }
 
+    @Test("a gathered append writes its pieces in order, as if joined, over several system calls")
+    func gatheredAppend() throws {
+        let root = try directory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/segment.jsonl"
+        // More pieces than one `pwritev` takes, empty ones among them, and one of 3 MB.
+        var pieces: [[UInt8]] = (0..<(2 * DurableFile.gatheredPieces + 7)).map { index in
+            index % 10 == 3 ? [] : Array("{\"id\":\(index)}\n".utf8)
+        }
+        pieces.insert((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }, at: 40)
+        let file = try DurableFile(path: path, truncatingTo: 0)
+        try file.append(Array("head\n".utf8))
+        try file.append(gathering: pieces)
+        try file.append(gathering: [])
+        let joined = Array("head\n".utf8) + pieces.flatMap { $0 }
+        #expect(file.length == Int64(joined.count))
+        try file.append(Array("tail\n".utf8))
+        file.close()
+        #expect(FileManager.default.contents(atPath: path) == Data(joined + Array("tail\n".utf8)))
+        let stream = try DurableFile(path: "/dev/null", allowingStream: true)
+        #expect(stream.isStream)
+        try stream.append(gathering: pieces)
+        #expect(stream.length == Int64(joined.count - 5))
+        stream.close()
+    }
+
     @Test("appending another file's contents copies it all; replace swaps content atomically")
     func appendAndReplace() throws {
         let root = try directory()

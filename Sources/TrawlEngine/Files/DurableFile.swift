@@ -196,6 +196,70 @@ public final class DurableFile: @unchecked Sendable {
         length += Int64(bytes.count)
     }
 
+    /// Writes `pieces` at the end, in order, as if joined: up to `gatheredPieces` of them per `pwritev` (`writev`
+    /// into a stream), read where they are. The job writer hands over a batch's pages this way instead of first
+    /// copying them into one buffer (that copy, with the buffer's growth, was a tenth of its CPU).
+    ///
+    /// ```swift
+    /// try out.append(gathering: [Array("{\"id\":1}\n".utf8), Array("{\"id\":2}\n".utf8)])
+    /// ```
+    public func append(gathering pieces: [[UInt8]]) throws {
+        var start = pieces.startIndex
+        while start < pieces.endIndex {
+            let end = Swift.min(pieces.endIndex, start + Self.gatheredPieces)
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(end - start)
+            try Self.withVectors(pieces[start..<end], into: &vectors) { try writeAll($0) }
+            start = end
+        }
+    }
+
+    /// Pieces per gathered write: below the system's `IOV_MAX` (1,024), and few enough that the nested pointer
+    /// scopes of `withVectors` stay shallow.
+    static let gatheredPieces = 64
+
+    /// Calls `body` with an `iovec` per piece, each pointing into its array, valid for the call.
+    private static func withVectors(
+        _ pieces: ArraySlice<[UInt8]>, into vectors: inout [iovec], _ body: ([iovec]) throws -> Void
+    ) throws {
+        guard let first = pieces.first else { return try body(vectors) }
+        try first.withUnsafeBytes { raw in
+            if let base = raw.baseAddress, raw.count > 0 {
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: raw.count))
+            }
+            try withVectors(pieces.dropFirst(), into: &vectors, body)
+        }
+    }
+
+    /// Writes every byte `vectors` point at, resuming after a short write.
+    private func writeAll(_ vectors: [iovec]) throws {
+        var vectors = vectors[...]
+        while !vectors.isEmpty {
+            let count = vectors.count  // at most `gatheredPieces`, below IOV_MAX
+            let written = vectors.withUnsafeBufferPointer { buffer in
+                isStream
+                    ? writev(descriptor, buffer.baseAddress, Int32(count))
+                    : pwritev(descriptor, buffer.baseAddress, Int32(count), off_t(length))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileError("write to", path)
+            }
+            length += Int64(written)
+            // Drop the pieces written whole; a piece written in part goes on from where the write stopped.
+            var left = written
+            while let piece = vectors.first, left >= piece.iov_len {
+                left -= piece.iov_len
+                vectors = vectors.dropFirst()
+            }
+            if left > 0, var piece = vectors.first {
+                piece.iov_base = piece.iov_base.map { $0 + left }
+                piece.iov_len -= left
+                vectors[vectors.startIndex] = piece
+            }
+        }
+    }
+
     /// Appends the whole content of the file at `source`; returns the bytes copied.
     @discardableResult
     public func appendContents(ofFile source: String) throws -> Int64 {

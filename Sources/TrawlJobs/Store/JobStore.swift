@@ -425,12 +425,12 @@ final class JobStore: Sendable {
         // A unit's page records of the batch, appended to its index with one write (they must be durable only
         // with the checkpoint): a write per page was half of walk (c)'s 20,000 pwrite calls.
         var indexRecords: [Int: [UInt8]] = [:]
-        // Likewise a unit's pages, gathered up to 1 MB per write (the other half; a page of 1 MB or more is written
-        // as it is).
-        var segmentBytes: [Int: [UInt8]] = [:]
+        // Likewise a unit's pages, gathered up to 1 MB per write (the other half), each read where it is by
+        // `pwritev` rather than copied into one buffer first.
+        var segmentPages: [Int: (pages: [[UInt8]], bytes: Int)] = [:]
         func flushSegment(_ ordinal: Int) throws {
-            guard let bytes = segmentBytes.removeValue(forKey: ordinal), !bytes.isEmpty else { return }
-            try segmentFile(ordinal).segment.append(bytes)
+            guard let gathered = segmentPages.removeValue(forKey: ordinal), gathered.bytes > 0 else { return }
+            try segmentFile(ordinal).segment.append(gathering: gathered.pages)
         }
         var result: Result<Void, any Error> = .success(())
         do {
@@ -440,17 +440,15 @@ final class JobStore: Sendable {
                 case .page(let ordinal, let lines, let state, _):
                     let segment = try segmentFile(ordinal).segment
                     let record = SegmentIndex.record(lines)
-                    if lines.count >= Self.gatheredWrite {
-                        try flushSegment(ordinal)
-                        try segment.append(lines)
-                    } else {
-                        segmentBytes[ordinal, default: []].append(contentsOf: lines)
-                        if segmentBytes[ordinal, default: []].count >= Self.gatheredWrite { try flushSegment(ordinal) }
-                    }
+                    var gathered = segmentPages.removeValue(forKey: ordinal) ?? ([], 0)
+                    gathered.pages.append(lines)
+                    gathered.bytes += lines.count
+                    segmentPages[ordinal] = gathered
+                    if gathered.bytes >= Self.gatheredWrite { try flushSegment(ordinal) }
                     indexRecords[ordinal, default: []].append(contentsOf: record)
                     touched[ordinal] = segment
                     var recorded = state
-                    recorded.segment = segment.length + Int64(segmentBytes[ordinal]?.count ?? 0)
+                    recorded.segment = segment.length + Int64(segmentPages[ordinal]?.bytes ?? 0)
                     recorded.pageDigest = SegmentIndex.digest(
                         writer.checkpoint.units[String(ordinal)]?.pageDigest, adding: record)
                     writer.checkpoint.units[String(ordinal)] = recorded
@@ -465,7 +463,7 @@ final class JobStore: Sendable {
                     writer.checkpoint.units[String(ordinal)] = recorded
                 }
             }
-            for ordinal in Array(segmentBytes.keys) { try flushSegment(ordinal) }
+            for ordinal in Array(segmentPages.keys) { try flushSegment(ordinal) }
             for (ordinal, records) in indexRecords { try segmentFile(ordinal).index.append(records) }
             for (ordinal, segment) in touched {
                 try segment.sync()
