@@ -38,6 +38,9 @@ public protocol PaginationStrategy: Sendable {
     /// true with no cursor, a negative total): the walk fails there with this message rather than ending early
     /// or guessing. `nil` (the default) when the data is usable.
     func problem(in page: PageResponse) -> String?
+    /// What makes a page itself unusable, so that none of its items may be kept (a GraphQL answer with
+    /// `errors`): the walk fails at that page, which counts as not read. `nil` (the default) for a usable page.
+    func rejection(of page: PageResponse) -> String?
 }
 
 extension PaginationStrategy {
@@ -47,6 +50,7 @@ extension PaginationStrategy {
     public func total(in page: PageResponse) -> Int? { nil }
     public func totalSource(in page: PageResponse) -> String? { total(in: page).map { _ in "the first page" } }
     public func problem(in page: PageResponse) -> String? { nil }
+    public func rejection(of page: PageResponse) -> String? { nil }
 }
 
 /// The pages after the first when the first tells how many there are: their number and each page made when it
