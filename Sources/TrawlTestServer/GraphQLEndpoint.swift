@@ -10,7 +10,7 @@ import NIOCore
 ///   `pageInfo{hasNextPage endCursor}` and, when the query names `rateLimit`, `rateLimit{remaining resetAt}`
 ///   (R less one per page). Page P (from 1) answers `errors` beside its data (`errors_at`, message `error`,
 ///   `huge` for 100 KB nested with control characters), or `hasNextPage: true` with a null cursor
-///   (`null_cursor_at`).
+///   (`null_cursor_at`); with `errors_times=T` only the first T requests of page P do.
 /// - `POST /bodypaged?n=N`: items `{"id":I}` by the body's `page.cursor` (an opaque `cN`), `page.number` (from 1)
 ///   or `offset`, `page.size`/`limit` per page (default 10): `{"items":[…],"meta":{"next":"c…"|null,"total":N}}`.
 ///   A body that is not a JSON object answers 400.
@@ -25,7 +25,9 @@ enum GraphQLEndpoint {
         guard let object = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
             return .error(400, "the body is not a JSON object")
         }
-        var response = request.target.path == "/graphql" ? graphQL(request.target, object) : bodyPaged(request.target, object)
+        var response =
+            request.target.path == "/graphql"
+            ? graphQL(request.target, object, book: book) : bodyPaged(request.target, object)
         if let delay = request.target.int("delay") { response.delay = .milliseconds(Int64(delay)) }
         return response
     }
@@ -34,7 +36,7 @@ enum GraphQLEndpoint {
         JSONText.object([("id", String(id)), ("name", JSONText.string("item-\(id)"))])
     }
 
-    private static func graphQL(_ target: RequestTarget, _ body: [String: Any]) -> Response {
+    private static func graphQL(_ target: RequestTarget, _ body: [String: Any], book: RequestBook) -> Response {
         let total = max(0, target.int("n") ?? 25)
         let query = body["query"] as? String ?? ""
         let variables = body["variables"] as? [String: Any] ?? [:]
@@ -77,7 +79,10 @@ enum GraphQLEndpoint {
             ])))
         }
         var answer: [(String, String)] = [("data", JSONText.object(data))]
-        if target.int("errors_at") == page {
+        // `errors_times=K`: only the first K requests of that page answer errors (a resumed run then gets it whole).
+        if target.int("errors_at") == page,
+            target.int("errors_times").map({ book.nextAttempt(for: "graphql errors \(target.rawQuery)") <= $0 }) ?? true
+        {
             let message: String
             if target.flag("huge") {
                 message = String(repeating: "boom\u{1B}[31m\n", count: 10_000)

@@ -77,4 +77,21 @@ extension JobFileReader {
             throw error(node, field, "expected a value, found \(kind(node))")
         }
     }
+
+    /// A source paged in its body (`paginate: {…, in: body}`) needs a JSON object body: anything else could never
+    /// carry the position, so it is refused when the job is read (bad usage, like a header that cannot be sent).
+    func checkBodyPagination(_ source: JobSource, _ fields: OrderedEntries, _ node: Node, _ field: String)
+        throws(JobFileError)
+    {
+        guard source.pagination.inBody else { return }
+        let bytes = Array((source.body ?? "").utf8)
+        if case .object? = try? JSONItemDecoder().decode(JSONValue.self, from: bytes) { return }
+        throw error(
+            fields["body"]?.value ?? node, "\(field).body",
+            source.body == nil
+                ? "paginate in: body needs a body, and the source has none"
+                : "paginate in: body sets the position in the body, which is not a JSON object",
+            hint: "give a JSON object body, as in body: '{\"page\": {\"size\": 100}}', or page in the query",
+            code: .neverSendable)
+    }
 }

@@ -306,7 +306,7 @@ struct JobFileReader {
         var source = JobSource(
             name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
             side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
-        if let graphQL { source.use(graphQL) }
+        if let graphQL { source.use(graphQL) } else { try checkBodyPagination(source, fields, node, field) }
         if let node = fields["tls"]?.value { source.tls = try tls(node, "\(field).tls") }
         if let node = fields["auth"]?.value { source.auth = try auth(node, "\(field).auth") }
         source.detectsPagination = detectsPagination
