@@ -8,7 +8,7 @@ import NIOCore
 ///   `variables.after` (or the variable `?cursor_variable=` names) is the cursor and `variables.first` the page
 ///   size (default K, 10); the answer has `nodes` and/or `edges{cursor node}` as the query text names them,
 ///   `pageInfo{hasNextPage endCursor}` and, when the query names `rateLimit`, `rateLimit{remaining resetAt}`
-///   (R less one per page). Page P (from 1) answers `errors` beside its data (`errors_at`, message `error`,
+///   (R less one per page; `reset_in=S` resets it S seconds from now). Page P (from 1) answers `errors` beside its data (`errors_at`, message `error`,
 ///   `huge` for 100 KB nested with control characters), or `hasNextPage: true` with a null cursor
 ///   (`null_cursor_at`); with `errors_times=T` only the first T requests of page P do.
 /// - `POST /bodypaged?n=N`: items `{"id":I}` by the body's `page.cursor` (an opaque `cN`), `page.number` (from 1)
@@ -74,8 +74,12 @@ enum GraphQLEndpoint {
         var data: [(String, String)] = [("items", JSONText.object(connection))]
         if query.contains("rateLimit") {
             let remaining = (target.int("remaining") ?? 5000) - page
+            // `reset_in=S`: the limit resets S seconds from now (else in 2030).
+            let resetAt = target.int("reset_in").map {
+                ISO8601DateFormatter().string(from: Date(timeIntervalSinceNow: Double($0)))
+            } ?? "2030-01-01T00:00:00Z"
             data.append(("rateLimit", JSONText.object([
-                ("remaining", String(remaining)), ("resetAt", JSONText.string("2030-01-01T00:00:00Z")),
+                ("remaining", String(remaining)), ("resetAt", JSONText.string(resetAt)),
             ])))
         }
         var answer: [(String, String)] = [("data", JSONText.object(data))]

@@ -146,6 +146,22 @@ struct GraphQLJobTests {
         }
     }
 
+    @Test("data.rateLimit with remaining 0 pauses the host until resetAt, as rate-limit headers do")
+    func rateLimitPauses() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let query = Self.nodesQuery.replacingOccurrences(of: "} } }", with: "} } rateLimit { remaining resetAt } }")
+            let report = try await run(
+                graphQLJob(server, query: query, target: "/graphql?n=35&remaining=3&reset_in=2"), in: directory)
+            #expect(report.complete, "\(report.failures)")
+            #expect(fileText(directory + "/out.jsonl") == Self.lines(1...35))
+            // Pages 3 and 4 say remaining 0 or less: each pauses the host.
+            #expect(report.totals.rateLimitWaits >= 1)
+            #expect(report.totals.rateLimitWaitSeconds > 0)
+        }
+    }
+
     @Test("a run stopped by an error resumes at the failed page: the union is exact")
     func resume() async throws {
         try await TestServer.with { server in

@@ -78,10 +78,13 @@ extension PaginationStyle {
     }
 }
 
-/// What trawl reads of a GraphQL answer beside the connection.
-enum GraphQLAnswer {
+/// What trawl reads of a GraphQL answer beside the connection: its first error, and the rate limit as GitHub
+/// reports it (`data.rateLimit { remaining resetAt }`, when the query asks for it).
+public enum GraphQLAnswer {
     static let firstError: JSONKeyPath = "errors.0"
-    static let capturePaths: [JSONKeyPath] = [firstError]
+    public static let rateLimitRemaining: JSONKeyPath = "data.rateLimit.remaining"
+    public static let rateLimitResetAt: JSONKeyPath = "data.rateLimit.resetAt"
+    static let capturePaths: [JSONKeyPath] = [firstError, rateLimitRemaining, rateLimitResetAt]
     /// The longest error message kept (the server's text is hostile: long, nested, with control characters).
     static let messageLimit = 300
 

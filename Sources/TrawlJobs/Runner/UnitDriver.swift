@@ -298,7 +298,11 @@ struct UnitDriver: Sendable {
             case .failure(let failure): head = failure.head
             }
             if let head { runner.metrics.responded(source: unit.source, host: host, status: head.status) }
-            if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+            var wait = head.flatMap { RateLimitSignal.wait(status: $0.status, headers: $0.headers) }
+            if wait == nil, unit.pagination.graphQLConnection != nil, case .success(let page) = result {
+                wait = RateLimitSignal.wait(graphQL: page.captured)
+            }
+            if let wait {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
             await runner.scheduler.release(host, status: head?.status)
