@@ -275,6 +275,11 @@ struct Fetch: AsyncParsableCommand {
             }
         }
         let style = detectsPagination ? PaginationStyle.link() : try pagination.style(defaultSpec: "link")
+        if style.inBody, !Request(url: "", method: .post, body: .string(data ?? "")).hasJSONObjectBody {
+            throw ValidationError(
+                "--paginate-in body sets the position in the -d/--data body, which "
+                    + (data == nil ? "is not given" : "is not a JSON object") + ": give one, as in -d '{\"page\":{}}'")
+        }
         let headerTemplates = headers.map { header -> JobHeader in
             let (name, value) = HeaderOption.split(header)
             return JobHeader(name: name, value: value)
