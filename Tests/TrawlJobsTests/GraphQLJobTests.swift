@@ -179,6 +179,36 @@ struct GraphQLJobTests {
         }
     }
 
+    @Test("docs/jobs.md's graphql.yaml and body-paging.yaml run as written against the test server")
+    func docsExamples() async throws {
+        let manual = try docsFile("jobs.md")
+        let graphQL = try codeBlock("yaml", after: "## GraphQL and pagination in the request body", in: manual)
+        let bodyPaging = try codeBlock("yaml", after: "`trawl serve`'s `POST /bodypaged` answers all three", in: manual)
+        #expect(graphQL.hasPrefix("# graphql.yaml"))
+        #expect(bodyPaging.hasPrefix("# body-paging.yaml"))
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let base = server.url("/")
+            let served = { (text: String) in text.replacingOccurrences(of: "http://127.0.0.1:8080/", with: base) }
+            let job = try Job.parse(served(graphQL), environment: ["TOKEN": "t0ken"])
+            let report = try await JobRunner(
+                job: job, options: JobRunOptions(output: .file(directory + "/items.jsonl"), environment: ["TOKEN": "t0ken"])
+            ).run()
+            #expect(report.complete, "\(report.failures)")
+            #expect(fileText(directory + "/items.jsonl") == Self.lines(1...25))
+            let paged = try Job.parse(served(bodyPaging), environment: [:])
+            let three = try await JobRunner(
+                job: paged, options: JobRunOptions(output: .directory(directory + "/out"), environment: [:])
+            ).run()
+            #expect(three.complete, "\(three.failures)")
+            let expected = (1...25).map { "{\"id\":\($0)}\n" }.joined()
+            for name in ["by_cursor", "by_page", "by_offset"] {
+                #expect(fileText(directory + "/out/\(name).jsonl") == expected, "\(name)")
+            }
+        }
+    }
+
     @Test("body pagination needs a JSON object body: anything else is refused naming the key")
     func nonObjectBody() throws {
         let text = """

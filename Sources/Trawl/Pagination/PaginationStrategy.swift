@@ -212,10 +212,12 @@ enum QueryEditing {
     /// `page` (derived from `base` by a strategy) carried over to `fresh`, `base` prepared again: when the page
     /// only changed query parameters (page number, offset, cursor), `fresh` with those parameters, so a credential
     /// an adapter puts in the query is the fresh one; a page at another path (a next link) as it is, on `fresh`'s
-    /// method, headers and body.
+    /// method, headers and body (the page's own body when a walk in the body changed it).
     static func page(_ page: Request, of base: Request, on fresh: Request) -> Request {
         var result = fresh
         result.url = page.url
+        // A walk paged in the body (GraphQL, `inBody()`) changed the body: its position travels with it.
+        if let pageBody = page.body?.bytes, pageBody != base.body?.bytes { result.body = page.body }
         let pagePath = page.url.prefix { $0 != "?" && $0 != "#" }
         guard pagePath == base.url.prefix(while: { $0 != "?" && $0 != "#" }),
             fresh.url.prefix(while: { $0 != "?" && $0 != "#" }) == pagePath
