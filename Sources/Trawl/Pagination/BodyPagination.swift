@@ -152,3 +152,10 @@ extension Request {
         return true
     }
 }
+
+/// Lets `.graphQL(connection:)` be written where any strategy is expected.
+extension PaginationStrategy where Self == PaginationStyle {
+    public static func graphQL(connection: JSONKeyPath, cursorVariable: String = "after") -> PaginationStyle {
+        PaginationStyle.graphQL(connection: connection, cursorVariable: cursorVariable)
+    }
+}
