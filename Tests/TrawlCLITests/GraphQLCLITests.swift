@@ -59,6 +59,24 @@ struct GraphQLCLITests {
         }
     }
 
+    @Test("zero configuration: -d with a GraphQL query, the Relay connection detected in the first answer")
+    func detected() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let body = #"{"query": "query($after: String) { items(first: 10, after: $after) { edges { node { id name } } pageInfo { hasNextPage endCursor } } }", "variables": {}}"#
+            let result = try await trawl(
+                ["fetch", server.url("/graphql?n=25"), "-X", "POST", "-H", "Content-Type: application/json",
+                 "-d", body, "-o", "out.jsonl", "--state", "state"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("detected: --graphql-connection data.items --items data.items.edges"),
+                "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(1..<26))
+            // The first page is fetched once (detection's copy replayed), then pages 2 and 3.
+            #expect(server.requestLog.filter { $0.target.hasPrefix("/graphql") }.count == 3)
+        }
+    }
+
     @Test("fetch --help lists the GraphQL flags; --graphql-query without a connection is exit 2")
     func flags() async throws {
         let help = try await trawl(["fetch", "--help"])

@@ -159,3 +159,37 @@ extension PaginationStrategy where Self == PaginationStyle {
         PaginationStyle.graphQL(connection: connection, cursorVariable: cursorVariable)
     }
 }
+
+extension PaginationDetection {
+    /// A GraphQL answer's Relay connection: an object under `data` (at most four keys deep) with
+    /// `pageInfo.hasNextPage` a boolean and `nodes` or `edges` an array. Walked as ``PaginationStyle/graphQL``,
+    /// its items the `nodes` (else the `edges`, whose `node` the caller unwraps).
+    static func relayConnection(_ body: JSONValue) -> PaginationDetection? {
+        guard case .object(let root) = body, case .object? = root["data"] else { return nil }
+        func find(_ value: JSONValue, _ path: [String], depth: Int) -> [String]? {
+            guard case .object(let members) = value, depth <= 4 else { return nil }
+            if case .bool? = members["pageInfo"]?["hasNextPage"] {
+                if case .array? = members["nodes"] { return path }
+                if case .array? = members["edges"] { return path }
+            }
+            for key in members.keys.sorted() {
+                if let found = find(members[key] ?? .null, path + [key], depth: depth + 1) { return found }
+            }
+            return nil
+        }
+        guard let path = find(root["data"] ?? .null, ["data"], depth: 1) else { return nil }
+        let connection = keyPath(path)
+        let list: String
+        if case .array? = value(body, path + ["nodes"]) { list = "nodes" } else { list = "edges" }
+        let items = keyPath(path + [list])
+        var style = PaginationStyle.graphQL(connection: connection)
+        let endCursor = keyPath(path + ["pageInfo", "endCursor"])
+        style.expectedPath = endCursor
+        var count = 0
+        if case .array(let elements)? = value(body, path + [list]) { count = elements.count }
+        return PaginationDetection(
+            style: style, items: items, isSinglePage: false,
+            settings: [Setting(name: "graphql_connection", value: connection.description)], readsPath: endCursor,
+            firstPageItems: count)
+    }
+}
