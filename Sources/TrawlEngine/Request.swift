@@ -170,6 +170,12 @@ public struct RequestBody: Sendable {
         RequestBody(source: .stream(chunks, length: length), contentType: contentType)
     }
 
+    /// The body's bytes when it is held in memory (not a file or a stream): what body pagination edits.
+    package var bytes: [UInt8]? {
+        if case .bytes(let bytes) = source { return bytes }
+        return nil
+    }
+
     /// Whether the body can be sent again (for a redirect or a retry): `false` for a one-shot stream.
     public var isReplayable: Bool {
         if case .stream = source { return false }

@@ -22,7 +22,8 @@ struct InboundRequest {
     init(head: HTTPRequestHead) {
         self.head = head
         self.target = RequestTarget(head.uri)
-        self.keepsBody = ["/echo", "/said", "/oauth/token", "/shop/token"].contains(self.target.path)
+        self.keepsBody = (["/echo", "/said", "/oauth/token", "/shop/token"] + GraphQLEndpoint.paths).contains(
+            self.target.path)
         if self.target.path == "/multipart", head.method == .POST {
             self.multipart = MultipartParser(contentType: head.headers["Content-Type"].first)
         }
@@ -76,6 +77,7 @@ enum Router {
         case ("family", _): return FamilyEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)
         case ("shapes", 2): return ShapedAPI.response(for: request, shape: segments[1])
+        case ("graphql", 1), ("bodypaged", 1): return GraphQLEndpoint.response(for: request, book: book)
         case ("frameworks", 2): return FrameworkAPI.response(for: request, framework: segments[1])
         case ("search", 2) where segments[1] == "repositories":
             return PaginatedAPI.gitHubSearch(for: request, book: book)

@@ -14,7 +14,7 @@ struct PaginateKeysTests {
         "param": "p", "start": "0", "size_param": "per_page", "size": "10", "total_pages": "meta.pages",
         "total_items": "meta.total", "total": "meta.total", "pages": "\"1..3\"", "cursor": "next_cursor",
         "cursor_param": "after", "has_more": "more", "next": "links.next", "limit_param": "size", "limit": "10",
-        "page_param": "pg",
+        "page_param": "pg", "in": "query",
     ]
 
     func parse(_ paginate: String) throws -> Job {

@@ -28,6 +28,8 @@ package struct PageLoopGuard: Sendable {
         urlHasher.combine(1)
         urlHasher.combine(page.request.method.rawValue)
         urlHasher.combine(page.request.url)
+        // A walk paged in its request body (GraphQL, `in: body`) asks every page at one URL: the body tells them apart.
+        if let body = page.request.body?.bytes { urlHasher.combine(body) }
         let urlKey = urlHasher.finalize()
         if let earlier = seen[positionKey] ?? seen[urlKey] { return earlier }
         seen[positionKey] = index

@@ -53,6 +53,7 @@ public struct PaginationDetection: Sendable, Hashable {
         body: JSONValue, headers: HTTPHeaders, url: String, items given: JSONKeyPath? = nil,
         cursorParam: String? = nil
     ) throws(PaginationDetectionError) -> PaginationDetection {
+        if given == nil, let relay = relayConnection(body) { return relay }
         let items: JSONKeyPath
         let elements: [JSONValue]
         if let given {

@@ -38,6 +38,9 @@ public protocol PaginationStrategy: Sendable {
     /// true with no cursor, a negative total): the walk fails there with this message rather than ending early
     /// or guessing. `nil` (the default) when the data is usable.
     func problem(in page: PageResponse) -> String?
+    /// What makes a page itself unusable, so that none of its items may be kept (a GraphQL answer with
+    /// `errors`): the walk fails at that page, which counts as not read. `nil` (the default) for a usable page.
+    func rejection(of page: PageResponse) -> String?
 }
 
 extension PaginationStrategy {
@@ -47,6 +50,7 @@ extension PaginationStrategy {
     public func total(in page: PageResponse) -> Int? { nil }
     public func totalSource(in page: PageResponse) -> String? { total(in: page).map { _ in "the first page" } }
     public func problem(in page: PageResponse) -> String? { nil }
+    public func rejection(of page: PageResponse) -> String? { nil }
 }
 
 /// The pages after the first when the first tells how many there are: their number and each page made when it
@@ -208,10 +212,12 @@ enum QueryEditing {
     /// `page` (derived from `base` by a strategy) carried over to `fresh`, `base` prepared again: when the page
     /// only changed query parameters (page number, offset, cursor), `fresh` with those parameters, so a credential
     /// an adapter puts in the query is the fresh one; a page at another path (a next link) as it is, on `fresh`'s
-    /// method, headers and body.
+    /// method, headers and body (the page's own body when a walk in the body changed it).
     static func page(_ page: Request, of base: Request, on fresh: Request) -> Request {
         var result = fresh
         result.url = page.url
+        // A walk paged in the body (GraphQL, `inBody()`) changed the body: its position travels with it.
+        if let pageBody = page.body?.bytes, pageBody != base.body?.bytes { result.body = page.body }
         let pagePath = page.url.prefix { $0 != "?" && $0 != "#" }
         guard pagePath == base.url.prefix(while: { $0 != "?" && $0 != "#" }),
             fresh.url.prefix(while: { $0 != "?" && $0 != "#" }) == pagePath

@@ -29,6 +29,22 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     /// Where the body announces the item total when the style itself reads none (a next URL or a cursor walk with
     /// Fractal's `meta.pagination.total`): read as a completeness check only (``total(in:)``).
     public var totalPath: JSONKeyPath?
+    /// The position travels in the JSON request body: every parameter the style sets (`param`, `sizeParam`,
+    /// `limitParam`, the cursor's `param`) is a key path into the body's object instead of a query parameter
+    /// (see ``inBody()``).
+    public internal(set) var inBody = false
+    /// Set for a GraphQL walk (``graphQL(connection:cursorVariable:)``): the key path of its Relay connection.
+    public internal(set) var graphQLConnection: JSONKeyPath?
+
+    /// This style with its position (and page size) set at key paths of the JSON request body instead of the
+    /// query: `.cursor(at: "meta.next", param: "page.cursor").inBody()` sends `{"page":{"cursor":"…"},…}`.
+    /// The request's body must be a JSON object held in memory; a value that would take the body past
+    /// ``maxBodyValueBytes`` fails the walk.
+    public func inBody(_ on: Bool = true) -> PaginationStyle {
+        var style = self
+        style.inBody = on
+        return style
+    }
 
     /// This style also reading the item total at `path` (`--total` with `next:`, `cursor:` or `link`).
     public func checkingTotal(at path: JSONKeyPath?) -> PaginationStyle {
@@ -85,8 +101,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case .nextURL(let path): [path]
         case .link: []
         }
-        guard let totalPath, !paths.contains(totalPath) else { return paths }
-        return paths + [totalPath]
+        let extra = [totalPath].compactMap { $0 } + (graphQLConnection == nil ? [] : GraphQLAnswer.capturePaths)
+        return paths + extra.filter { !paths.contains($0) }
     }
 
     public func first(_ request: Request) -> PageRequest {
@@ -94,8 +110,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
         case .page(let param, let start, let sizeParam, let size, _, _, _):
             return PageRequest(request: pageRequest(request, param, start, sizeParam, size), position: .number(start))
         case .offset(let param, let limitParam, let limit, _):
-            var request = request.settingQuery(param, to: "0")
-            if let limit { request = request.settingQuery(limitParam, to: String(limit)) }
+            var request = placing(param, "0", number: true, in: request)
+            if let limit { request = placing(limitParam, String(limit), number: true, in: request) }
             return PageRequest(request: request, position: .offset(0))
         case .cursor:
             return PageRequest(request: request, position: .cursor(nil))
@@ -126,13 +142,14 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             guard !overflow else { return nil }
             if let total, next >= total { return nil }
             if let limit, page.itemCount > 0, page.itemCount < limit, total == nil { return nil }
-            return PageRequest(request: page.request.settingQuery(param, to: String(next)), position: .offset(next))
+            return PageRequest(
+                request: placing(param, String(next), number: true, in: page.request), position: .offset(next))
         case .cursor(let path, let param, let hasMore):
             if let hasMore, page.captured[hasMore]?.boolValue == false { return nil }
             // An empty cursor is the end: sent as `param=` it would ask for the first page again.
             guard let cursor = Self.cursorText(page.captured[path]), !cursor.trimmingCharacters(in: .whitespaces).isEmpty
             else { return nil }
-            return PageRequest(request: page.request.settingQuery(param, to: cursor), position: .cursor(cursor))
+            return PageRequest(request: placing(param, cursor, number: false, in: page.request), position: .cursor(cursor))
         case .nextURL(let path):
             guard let next = page.captured[path]?.stringValue, !next.trimmingCharacters(in: .whitespaces).isEmpty,
                 let url = Self.resolve(next, against: page.head.url)
@@ -176,7 +193,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             let request = first.request
             return PlannedPages(count: count, position: { .offset(limit * ($0 + 1)) }) { index in
                 let offset = limit * (index + 1)
-                return PageRequest(request: request.settingQuery(param, to: String(offset)), position: .offset(offset))
+                return PageRequest(
+                    request: placing(param, String(offset), number: true, in: request), position: .offset(offset))
             }
         case .link(let pageParam):
             let links = LinkHeader(headers: first.head.headers, baseURL: first.head.url)
@@ -213,6 +231,10 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
             return nil
         case .cursor(let path, _, let hasMore):
             let value = page.captured[path]
+            if inBody, let text = Self.cursorText(value), text.utf8.count > Self.maxBodyValueBytes {
+                return "the next cursor at '\(path)' is \(text.utf8.count) bytes, over the \(Self.maxBodyValueBytes) "
+                    + "bytes a cursor may add to the request body"
+            }
             switch value {
             case .object?, .array?, .bool?:
                 return "the next cursor at '\(path)' is \(Self.kindName(value)), not a string or a number"
@@ -339,8 +361,8 @@ public struct PaginationStyle: PaginationStrategy, Hashable {
     private func pageRequest(_ request: Request, _ param: String, _ number: Int, _ sizeParam: String?, _ size: Int?)
         -> Request
     {
-        var request = request.settingQuery(param, to: String(number))
-        if let sizeParam, let size { request = request.settingQuery(sizeParam, to: String(size)) }
+        var request = placing(param, String(number), number: true, in: request)
+        if let sizeParam, let size { request = placing(sizeParam, String(size), number: true, in: request) }
         return request
     }
 

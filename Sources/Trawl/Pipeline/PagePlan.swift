@@ -258,6 +258,19 @@ package struct PagePlan: Sendable {
     /// it, when one follows.
     @discardableResult
     package mutating func completed(_ page: PageResponse) -> PagePosition? {
+        if let rejection = strategy.rejection(of: page) {
+            switch state {
+            case .awaitingFirst, .awaitingSerial, .planned:
+                var error = Self.failure(
+                    page.request, page.position, index: pagesCompleted, url: page.head.url, rejection,
+                    hint: "the page was not kept; the pages before it were read, and a resume asks for it again")
+                error.head = page.head
+                state = .failed(error)
+                return nil
+            case .start, .serial, .failed, .done:
+                return nil
+            }
+        }
         if let problem = strategy.problem(in: page) {
             switch state {
             case .awaitingFirst, .awaitingSerial, .planned:

@@ -66,6 +66,8 @@ public struct JobSource: Sendable, Hashable {
     public var parent: String?
     /// Parent fields copied into each child item under `_parent` (`include_from_parent:`).
     public var includeFromParent: [JSONKeyPath] = []
+    /// Each item is this member of the element at `items` (a GraphQL connection's `edges[].node`: `node`).
+    public var itemMember: String?
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,
@@ -222,4 +224,6 @@ public struct WorkUnit: Sendable {
     var window: IncrementalWindow? = nil
     /// A child unit's `"_parent":{…}` member (`include_from_parent:`), put first in each of its items.
     var parentFields: [UInt8]? = nil
+    /// Each item is this member of the element read (`node` of a GraphQL edge).
+    public var itemMember: String? = nil
 }

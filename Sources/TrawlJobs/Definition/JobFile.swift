@@ -91,7 +91,7 @@ struct JobFileReader {
     ] + clusterSettingsKeys
     static let sourceKeys = [
         "name", "url", "method", "headers", "body", "paginate", "items", "side", "matrix", "max_items", "max_pages",
-        "tls", "auth", "incremental", "primary_key", "parent", "include_from_parent",
+        "tls", "auth", "incremental", "primary_key", "parent", "include_from_parent", "graphql",
     ]
 
     func job(_ root: Node) throws(JobFileError) -> Job {
@@ -265,11 +265,26 @@ struct JobFileReader {
         }
         var body: String?
         if let node = fields["body"]?.value { body = try string(node, "\(field).body") }
-        let detectsPagination = isAuto(fields["paginate"]?.value)
-        let detectsItems = isAuto(fields["items"]?.value)
-        let pagination =
-            detectsPagination ? .link() : try paginate(try required("paginate", "link"), "\(field).paginate")
-        let items = detectsItems ? .root : try keyPath(try required("items", "items"), "\(field).items")
+        var graphQL: GraphQLSource?
+        if let node = fields["graphql"]?.value {
+            // The query is the body and the connection the pagination and items: given twice, one would be ignored.
+            for key in ["body", "paginate", "items"] where fields[key] != nil {
+                throw error(
+                    fields[key]?.key, "\(field).\(key)", "\(key) cannot be given with graphql",
+                    hint: "graphql: sends the query as the body and walks its connection; put items under graphql")
+            }
+            graphQL = try self.graphQL(node, "\(field).graphql")
+        }
+        let detectsPagination = graphQL == nil && isAuto(fields["paginate"]?.value)
+        let detectsItems = graphQL == nil && isAuto(fields["items"]?.value)
+        let pagination: PaginationStyle =
+            if let graphQL { graphQL.pagination } else if detectsPagination { .link() } else {
+                try paginate(try required("paginate", "link"), "\(field).paginate")
+            }
+        let items: JSONKeyPath =
+            if let graphQL { graphQL.items } else if detectsItems { .root } else {
+                try keyPath(try required("items", "items"), "\(field).items")
+            }
         var side: [JSONKeyPath] = []
         if let node = fields["side"]?.value {
             for (index, entry) in try sequence(node, "\(field).side").enumerated() {
@@ -291,6 +306,7 @@ struct JobFileReader {
         var source = JobSource(
             name: name, url: url, method: method, headers: headers, body: body, pagination: pagination, items: items,
             side: side, matrix: matrix, maxItems: maxItems, maxPages: maxPages)
+        if let graphQL { source.use(graphQL) } else { try checkBodyPagination(source, fields, node, field) }
         if let node = fields["tls"]?.value { source.tls = try tls(node, "\(field).tls") }
         if let node = fields["auth"]?.value { source.auth = try auth(node, "\(field).auth") }
         source.detectsPagination = detectsPagination
@@ -303,6 +319,7 @@ struct JobFileReader {
             guard let subfield else { return node }
             if subfield == "url" { return urlNode }
             if subfield == "body", let body = fields["body"]?.value { return body }
+            if subfield == "body", let body = fields["graphql"]?.value { return body }
             if subfield.hasPrefix("headers."), let header = headerNodes[String(subfield.dropFirst(8))] {
                 return header
             }
@@ -410,6 +427,13 @@ struct JobFileReader {
             case "has_more": options.hasMore = try keyPath(value, subfield)
             case "cursor": options.cursorPath = try keyPath(value, subfield)
             case "next": options.nextPath = try keyPath(value, subfield)
+            case "in":
+                switch try string(value, subfield).lowercased() {
+                case "body": options.inBody = true
+                case "query": options.inBody = false
+                default:
+                    throw error(value, subfield, "in must be query or body", hint: "write in: body to page in the JSON body")
+                }
             default: options.pages = try pages(value, subfield)
             }
         }

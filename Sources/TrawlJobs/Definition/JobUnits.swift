@@ -45,6 +45,13 @@ extension Job {
                 let bound = Dictionary(parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
                 let request = try templates.request(
                     method: source.method, parameters: bound, environment: environment, field: field)
+                if source.pagination.inBody, !request.hasJSONObjectBody {
+                    let key = source.pagination.graphQLConnection == nil ? "body" : "graphql.variables"
+                    throw JobSpecError(
+                        field: "\(field).\(key)", "the request body of unit '\(id)' is not a JSON object, and its "
+                            + "pagination sets the position in the body",
+                        hint: "give a JSON object body, as in body: '{\"page\": {\"size\": 100}}', or page in the query")
+                }
                 units.append(WorkUnit(
                     sourceIndex: sourceIndex, source: source.name, ordinal: units.count, parameters: parameters, id: id,
                     request: request, pagination: source.pagination, items: source.items, side: source.side,
@@ -53,6 +60,7 @@ extension Job {
                 (units[units.count - 1].incremental, units[units.count - 1].primaryKey) =
                     (source.incremental, source.primaryKey)
                 units[units.count - 1].auth = auth
+                units[units.count - 1].itemMember = source.itemMember
             }
         }
         return units

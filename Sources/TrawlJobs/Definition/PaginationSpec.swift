@@ -46,6 +46,9 @@ public struct PaginationOptions: Sendable, Hashable {
     public var limit: Int?
     /// The page-number parameter in `Link` URLs (`link`; default `page`).
     public var pageParam: String?
+    /// `in: body`: the position (and page size) set at key paths of the JSON request body (`page`, `offset`,
+    /// `cursor`); `param`, `size_param`, `limit_param` and `cursor_param` are then key paths such as `page.cursor`.
+    public var inBody: Bool?
 
     public init(
         param: String? = nil, start: Int? = nil, sizeParam: String? = nil, size: Int? = nil,
@@ -89,6 +92,7 @@ public struct PaginationOptions: Sendable, Hashable {
         if limitParam != nil { names.append("limit_param") }
         if limit != nil { names.append("limit") }
         if pageParam != nil { names.append("page_param") }
+        if inBody != nil { names.append("in") }
         return names
     }
 }
@@ -100,9 +104,9 @@ extension PaginationStyle {
     /// The options each style takes, spelled as in a job file (a job file's `paginate:` mapping takes exactly
     /// these, with `style`).
     public static let optionNames: [String: [String]] = [
-        "page": ["param", "start", "size_param", "size", "total_pages", "total_items", "total", "pages"],
-        "offset": ["param", "limit_param", "limit", "total", "total_items"],
-        "cursor": ["cursor", "param", "cursor_param", "has_more", "total", "total_items"],
+        "page": ["param", "start", "size_param", "size", "total_pages", "total_items", "total", "pages", "in"],
+        "offset": ["param", "limit_param", "limit", "total", "total_items", "in"],
+        "cursor": ["cursor", "param", "cursor_param", "has_more", "total", "total_items", "in"],
         "next": ["next", "total", "total_items"],
         "link": ["page_param", "param", "total", "total_items"],
     ]
@@ -179,6 +183,25 @@ extension PaginationStyle {
             return parsed
         }
 
+        let style = try parseKind(name, path: path, spec: spec, options: options, keyPath: keyPath, positive: positive,
+            notEmpty: notEmpty, specPath: specPath)
+        guard options.inBody == true else { return style }
+        // Each parameter is a key path into the body: refuse one that is not.
+        for (option, text) in [("param", options.param), ("size_param", options.sizeParam),
+            ("limit_param", options.limitParam), ("cursor_param", options.cursorParam)]
+        {
+            if let text { _ = try keyPath(text, option) }
+        }
+        return style.inBody()
+    }
+
+    private static func parseKind(
+        _ name: String, path: String?, spec: String, options: PaginationOptions,
+        keyPath: (String, String) throws(JobSpecError) -> JSONKeyPath,
+        positive: (Int?, String) throws(JobSpecError) -> Int?,
+        notEmpty: (String?, String) throws(JobSpecError) -> String?,
+        specPath: (String?, JSONKeyPath?, String, String) throws(JobSpecError) -> JSONKeyPath?
+    ) throws(JobSpecError) -> PaginationStyle {
         switch name {
         case "page":
             if let start = options.start, start < 0 {
@@ -202,7 +225,7 @@ extension PaginationStyle {
                 limitParam: try notEmpty(options.limitParam, "limit_param") ?? "limit",
                 limit: try positive(options.limit, "limit"), total: options.total ?? options.totalItems)
         case "cursor":
-            guard let at = try specPath(path, option: options.cursorPath, name: "cursor", spec: spec) else {
+            guard let at = try specPath(path, options.cursorPath, "cursor", spec) else {
                 throw JobSpecError(
                     "cursor pagination needs the key path of the next cursor",
                     hint: "write cursor:KEYPATH, as in cursor:data.-1.id or cursor:meta.next_cursor")
@@ -217,7 +240,7 @@ extension PaginationStyle {
                 hasMore: options.hasMore ?? "has_more"
             ).checkingTotal(at: options.total ?? options.totalItems)
         case "next":
-            guard let at = try specPath(path, option: options.nextPath, name: "next", spec: spec) else {
+            guard let at = try specPath(path, options.nextPath, "next", spec) else {
                 throw JobSpecError(
                     "next pagination needs the key path of the next page's URL",
                     hint: "write next:KEYPATH, as in next:next or next:links.next")
@@ -239,7 +262,8 @@ extension PaginationStyle {
     /// ```
     public var canonicalDescription: String {
         // A total read only as a check is said only when set, so that older jobs keep their fingerprints.
-        kindDescription + (totalPath.map { " check_total=\($0)" } ?? "")
+        kindDescription + (totalPath.map { " check_total=\($0)" } ?? "") + (inBody ? " in=body" : "")
+            + (graphQLConnection.map { " graphql=\($0)" } ?? "")
     }
 
     private var kindDescription: String {

@@ -1,6 +1,7 @@
 import Foundation
 import Trawl
 import TrawlEngine
+import TrawlJSON
 
 /// What a response says about the host's rate limit: how long every request to it should wait.
 ///
@@ -38,6 +39,21 @@ public enum RateLimitSignal {
             }
         }
         return nil
+    }
+
+    /// A GraphQL answer's rate limit, as GitHub sends it: `data.rateLimit.remaining` 0 (or less) pauses the host
+    /// until `data.rateLimit.resetAt` (an ISO 8601 time).
+    ///
+    /// ```swift
+    /// RateLimitSignal.wait(graphQL: ["data.rateLimit.remaining": .number("0"),
+    ///                                "data.rateLimit.resetAt": .string("2030-01-01T00:00:00Z")])
+    /// ```
+    public static func wait(graphQL captured: [JSONKeyPath: JSONValue], now: Date = Date()) -> Duration? {
+        guard let remaining = captured[GraphQLAnswer.rateLimitRemaining]?.int64Value, remaining <= 0,
+            let reset = captured[GraphQLAnswer.rateLimitResetAt]?.stringValue,
+            let date = ISO8601DateFormatter().date(from: reset.trimmed)
+        else { return nil }
+        return .boundedSeconds(date.timeIntervalSince(now))
     }
 
     /// `Retry-After`: delta seconds or an IMF-fixdate.

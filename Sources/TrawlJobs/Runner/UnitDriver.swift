@@ -71,6 +71,7 @@ struct UnitDriver: Sendable {
         reader.exchange.stub = runner.options.firstPages
         reader.window = unit.window
         reader.parentFields = unit.parentFields
+        reader.itemMember = unit.itemMember
         (reader.exchange.cache, reader.skipNotModified) = (runner.cache, runner.settings.skipNotModified)
         return reader.authorized(by: runner.authorizers.authorizer(for: unit))
     }
@@ -132,7 +133,9 @@ struct UnitDriver: Sendable {
             runner.metrics.planned(pages: (plan.pageTotal ?? 1) - state.pages)
         } else if state.pages > 0 {
             guard let stored = state.next else { return }
-            let next = try self.stored { try stored.pageRequest(base: base, unredact: restore) }
+            var next = try self.stored { try stored.pageRequest(base: base, unredact: restore) }
+            // A walk in the body keeps its position, not its body: the position goes back into the body.
+            next.request = strategy.request(next.request, at: next.position)
             plan = PagePlan(
                 strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
                 expectedItems: state.expectedItems, limits: limits, origins: origins, base: base)
@@ -295,7 +298,11 @@ struct UnitDriver: Sendable {
             case .failure(let failure): head = failure.head
             }
             if let head { runner.metrics.responded(source: unit.source, host: host, status: head.status) }
-            if let head, let wait = RateLimitSignal.wait(status: head.status, headers: head.headers) {
+            var wait = head.flatMap { RateLimitSignal.wait(status: $0.status, headers: $0.headers) }
+            if wait == nil, unit.pagination.graphQLConnection != nil, case .success(let page) = result {
+                wait = RateLimitSignal.wait(graphQL: page.captured)
+            }
+            if let wait {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
             await runner.scheduler.release(host, status: head?.status)

@@ -32,6 +32,8 @@ struct PageLinesReader: Sendable {
     var authorizer: PageAuthorizer?
     /// A child unit's `"_parent":{…}` member, put first in each item (`include_from_parent:`).
     var parentFields: [UInt8]?
+    /// Each item is this member of the element read (`node` of a GraphQL edge).
+    var itemMember: String?
     let maxPageBytes: Int
     /// `{"source":…,"unit":…,"page":N,"item":` when lines carry metadata.
     let metaPrefix: (@Sendable (Int) -> [UInt8])?
@@ -63,6 +65,9 @@ struct PageLinesReader: Sendable {
         let response = try await page.readToEnd { _ in }  // the body has ended: the page as the strategy sees it
         let skipped = page.notModified && skipNotModified
         if skipped { lines = [] }
+        if let itemMember {
+            lines = try Self.members(itemMember, of: lines, request: pageRequest, index: index, url: page.head.url)
+        }
         let incremental = try window.map { window throws(PaginationError) in
             try window.page(lines, request: pageRequest, index: index, url: page.head.url)
         }
@@ -77,6 +82,29 @@ struct PageLinesReader: Sendable {
             lines: lines, itemCount: response.itemCount, captured: response.captured, head: page.head,
             bodyBytes: page.byteCount, latency: ContinuousClock.now - start, incremental: incremental,
             notModified: page.notModified, skipped: skipped)
+    }
+
+    /// Each line's member `name` (a GraphQL edge's `node`), one per line; an element without it fails the page.
+    static func members(_ name: String, of lines: [UInt8], request: PageRequest, index: Int, url: String)
+        throws(PaginationError) -> [UInt8]
+    {
+        var out: [UInt8] = []
+        out.reserveCapacity(lines.count)
+        for line in lines.split(separator: UInt8(ascii: "\n")) {
+            let element = try? JSONItemDecoder().decode(JSONValue.self, from: Array(line))
+            guard let member = element?[name], member != .null else {
+                let error = TrawlError(
+                    code: .invalidBody, message: "an element of the page has no '\(name)' (a GraphQL edge without its node)",
+                    hint: "ask for edges { node { … } } or nodes { … } in the query",
+                    method: request.request.method.rawValue, url: url)
+                var failure = PaginationError(position: request.position, index: index, url: url, underlying: error)
+                failure.kind = .body
+                throw failure
+            }
+            out += member.json
+            out.append(UInt8(ascii: "\n"))
+        }
+        return out
     }
 
     /// Wraps each item line: `PREFIX ITEM ,"side":{…} }` (the side object only when side fields were asked for).

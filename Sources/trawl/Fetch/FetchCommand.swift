@@ -27,6 +27,8 @@ struct Fetch: AsyncParsableCommand {
 
     @OptionGroup(title: "Pagination (detected when absent)") var pagination: PaginationFlags
 
+    @OptionGroup(title: "GraphQL (a Relay connection walked by its cursor)") var graphQL: GraphQLFlags
+
 
     @OptionGroup var walk: WalkFlags
 
@@ -143,6 +145,13 @@ struct Fetch: AsyncParsableCommand {
         try HeaderOption.validate(headers)
         try RequestOption.checkHeaderCharacters(headers)
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
+        if graphQL.isGiven {
+            if jobFilePath != nil { throw ValidationError("--graphql-query takes a URL, not a job file (use graphql: there)") }
+            let clashing = [("--paginate", pagination.paginate != nil), ("--items", items != nil), ("-d/--data", data != nil)]
+            if let (flag, _) = clashing.first(where: { $0.1 }) {
+                throw ValidationError("\(flag) cannot be given with --graphql-query: the query is the body and its connection the pages")
+            }
+        }
         if let maxItems, maxItems < 1 { throw ValidationError("--max-items must be at least 1, not \(maxItems)") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1, not \(maxPages)") }
     }
@@ -266,6 +275,11 @@ struct Fetch: AsyncParsableCommand {
             }
         }
         let style = detectsPagination ? PaginationStyle.link() : try pagination.style(defaultSpec: "link")
+        if style.inBody, !Request(url: "", method: .post, body: .string(data ?? "")).hasJSONObjectBody {
+            throw ValidationError(
+                "--paginate-in body sets the position in the -d/--data body, which "
+                    + (data == nil ? "is not given" : "is not a JSON object") + ": give one, as in -d '{\"page\":{}}'")
+        }
         let headerTemplates = headers.map { header -> JobHeader in
             let (name, value) = HeaderOption.split(header)
             return JobHeader(name: name, value: value)
@@ -294,6 +308,11 @@ struct Fetch: AsyncParsableCommand {
             matrix: axes)
         source.detectsPagination = detectsPagination
         source.detectsItems = detectsItems
+        if let graphQL = try graphQL.source() {
+            source.use(graphQL)
+            source.detectsPagination = false
+            source.detectsItems = false
+        }
         try incremental.apply(to: &source)
         let job = Job(sources: [source])
         do {

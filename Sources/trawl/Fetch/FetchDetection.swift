@@ -58,6 +58,7 @@ struct FetchDetection {
                 let (style, path) = try Self.style(plan)
                 if source.detectsPagination { job.sources[index].pagination = style }
                 job.sources[index].items = path
+                Self.unwrapEdges(&job.sources[index])
                 let names = plan.settings.compactMap {
                     $0.count == 2 ? PaginationDetection.Setting(name: $0[0], value: $0[1]) : nil
                 }
@@ -71,6 +72,7 @@ struct FetchDetection {
             let detection = first.detection
             if source.detectsPagination { job.sources[index].pagination = detection.style }
             job.sources[index].items = detection.items
+            Self.unwrapEdges(&job.sources[index])
             Self.say(
                 source.detectsPagination ? detection.settings : [], items: detection.items, url: source.url,
                 single: detection.isSinglePage && source.detectsPagination, from: nil)
@@ -159,12 +161,18 @@ struct FetchDetection {
         return ExitCode(2)
     }
 
+    /// A detected GraphQL connection read at its `edges`: each item is the edge's `node`.
+    static func unwrapEdges(_ source: inout JobSource) {
+        guard source.pagination.graphQLConnection != nil, source.items.components.last == .key("edges") else { return }
+        source.itemMember = "node"
+    }
+
     /// The flags that pin a detected plan: `--paginate next:links.next --items data`.
     static func flags(_ settings: [PaginationDetection.Setting], items: JSONKeyPath?) -> [String] {
         let names = [
             "paginate": "--paginate", "param": "--page-param", "cursor_param": "--cursor-param",
             "limit_param": "--limit-param", "limit": "--page-size", "total": "--total", "total_pages": "--total-pages",
-            "start": "--start",
+            "start": "--start", "graphql_connection": "--graphql-connection",
         ]
         var result: [String] = []
         for setting in settings { result += [names[setting.name] ?? "--\(setting.name)", setting.value] }
@@ -267,6 +275,10 @@ struct FetchDetection {
             case "total": options.totalItems = JSONKeyPath(value)
             case "total_pages": options.totalPages = JSONKeyPath(value)
             case "start": options.start = Int(value)
+            case "graphql_connection":
+                var style = PaginationStyle.graphQL(connection: JSONKeyPath(value))
+                style.expectedPath = stored.reads.map { JSONKeyPath($0) }
+                return (style, JSONKeyPath(stored.items))
             default: break
             }
         }

@@ -38,6 +38,11 @@ struct PaginationFlags: ParsableArguments {
     @Option(name: .customLong("has-more"), help: "Key path of a has-more flag (default has_more).")
     var hasMore: String?
 
+    @Option(
+        name: .customLong("paginate-in"),
+        help: "query (default) | body: set the page, offset or cursor (and page size) at key paths of the JSON body.")
+    var paginateIn: String?
+
     /// The pagination options given, spelled as flags (for "needs --paginate" messages).
     var given: [String] { givenFlags.filter(\.1).map(\.0) }
 
@@ -46,7 +51,7 @@ struct PaginationFlags: ParsableArguments {
             ("--page-param", pageParam != nil), ("--start", start != nil), ("--size-param", sizeParam != nil),
             ("--page-size", pageSize != nil), ("--limit-param", limitParam != nil),
             ("--total-pages", totalPages != nil), ("--total", total != nil), ("--cursor-param", cursorParam != nil),
-            ("--has-more", hasMore != nil),
+            ("--has-more", hasMore != nil), ("--paginate-in", paginateIn != nil),
         ]
     }
 
@@ -64,6 +69,12 @@ struct PaginationFlags: ParsableArguments {
         options.totalItems = total.map { JSONKeyPath($0) }
         options.cursorParam = cursorParam
         options.hasMore = hasMore.map { JSONKeyPath($0) }
+        switch paginateIn?.lowercased() {
+        case nil: break
+        case "body": options.inBody = true
+        case "query": options.inBody = false
+        case let other?: throw ValidationError("--paginate-in must be query or body, not '\(other)'")
+        }
         if let allowed = PaginationStyle.optionNames[name] {
             let takes = Self.flags.filter { allowed.contains($0.option) }.map(\.flag)
             for (flag, isGiven) in givenFlags where isGiven && !takes.contains(flag) {
@@ -83,6 +94,6 @@ struct PaginationFlags: ParsableArguments {
     static let flags: [(flag: String, option: String)] = [
         ("--page-param", "param"), ("--start", "start"), ("--size-param", "size_param"), ("--page-size", "size"),
         ("--page-size", "limit"), ("--limit-param", "limit_param"), ("--total-pages", "total_pages"),
-        ("--total", "total"), ("--cursor-param", "cursor_param"), ("--has-more", "has_more"),
+        ("--total", "total"), ("--cursor-param", "cursor_param"), ("--has-more", "has_more"), ("--paginate-in", "in"),
     ]
 }

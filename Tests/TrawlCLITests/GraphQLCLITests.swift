@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TrawlTestSupport
+import TrawlTestServer
+
+/// `trawl fetch URL --graphql-query …` and `--paginate-in body` against the test server.
+@Suite("CLI GraphQL and body pagination", .endToEnd)
+struct GraphQLCLITests {
+    static let query =
+        "query($first: Int, $after: String) { items(first: $first, after: $after) { edges { node { id name } } pageInfo { hasNextPage endCursor } } }"
+
+    @Test("--graphql-query @FILE walks the connection: every item once, in order, exit 0")
+    func walk() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write("items.graphql", Self.query)
+            let result = try await trawl(
+                ["fetch", "-q", server.url("/graphql?n=25"), "--graphql-query", "@items.graphql",
+                 "--graphql-connection", "data.items", "--graphql-variables", #"{"first": 10}"#, "-o", "out.jsonl"],
+                in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(1..<26))
+        }
+    }
+
+    @Test("errors in a 200 answer: exit 1 with the message, the earlier pages' items kept")
+    func errors() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await trawl(
+                ["fetch", "-q", server.url("/graphql?n=25&errors_at=3&error=quota%20exceeded"), "--graphql-query",
+                 Self.query, "--graphql-connection", "data.items", "--graphql-variables", #"{"first": 10}"#,
+                 "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("quota exceeded"), "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(1..<21))
+        }
+    }
+
+    @Test("--paginate-in body with -d: the cursor in the body; a body that is no JSON object is exit 2")
+    func bodyCursor() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let result = try await trawl(
+                ["fetch", "-q", server.url("/bodypaged?n=25"), "-X", "POST", "-d", #"{"page":{"size":10}}"#,
+                 "--paginate", "cursor:meta.next", "--cursor-param", "page.cursor", "--paginate-in", "body",
+                 "--items", "items", "-o", "out.jsonl"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == (1...25).map { "{\"id\":\($0)}\n" }.joined())
+            let refused = try await trawl(
+                ["fetch", server.url("/bodypaged"), "-X", "POST", "-d", "[1]", "--paginate", "cursor:meta.next",
+                 "--cursor-param", "page.cursor", "--paginate-in", "body", "--items", "items"], in: workspace)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("--paginate-in body"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("-d/--data"))
+        }
+    }
+
+    @Test("zero configuration: -d with a GraphQL query, the Relay connection detected in the first answer")
+    func detected() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let body = #"{"query": "query($after: String) { items(first: 10, after: $after) { edges { node { id name } } pageInfo { hasNextPage endCursor } } }", "variables": {}}"#
+            let result = try await trawl(
+                ["fetch", server.url("/graphql?n=25"), "-X", "POST", "-H", "Content-Type: application/json",
+                 "-d", body, "-o", "out.jsonl", "--state", "state"], in: workspace)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("detected: --graphql-connection data.items --items data.items.edges"),
+                "\(result.stderr)")
+            #expect(workspace.text("out.jsonl") == itemLines(1..<26))
+            // The first page is fetched once (detection's copy replayed), then pages 2 and 3.
+            #expect(server.requestLog.filter { $0.target.hasPrefix("/graphql") }.count == 3)
+        }
+    }
+
+    @Test("fetch --help lists the GraphQL flags; --graphql-query without a connection is exit 2")
+    func flags() async throws {
+        let help = try await trawl(["fetch", "--help"])
+        #expect(help.stdout.contains("--graphql-query"))
+        #expect(help.stdout.contains("--graphql-connection"))
+        #expect(help.stdout.contains("--paginate-in"))
+        let missing = try await trawl(["fetch", "http://127.0.0.1:9/graphql", "--graphql-query", "{ x { nodes { id } } }"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--graphql-connection"), "\(missing.stderr)")
+    }
+}
