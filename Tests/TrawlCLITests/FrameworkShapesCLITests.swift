@@ -145,7 +145,8 @@ struct FrameworkShapesCLITests {
                 short.stderr.contains("the server announced 123 items (the X-Pagination header); 130 items were "
                     + "written (13 pages), 118 distinct by the primary key id"), "\(short.stderr)")
             #expect(short.stderr.contains("--allow-short"), "\(short.stderr)")
-            let allowed = try await trawl(["fetch", "job.yaml", "-o", "out.jsonl", "-q", "--allow-short"], in: workspace)
+            let allowed = try await trawl(
+                ["fetch", "job.yaml", "-o", "out.jsonl", "-q", "--allow-short"], in: workspace)
             #expect(allowed.status == 0, "\(allowed.stderr)")
         }
     }

@@ -19,7 +19,8 @@ struct RunWordsTests {
     @Test("resuming: pages to go when every unit to go knows its page count, else units with pages unknown")
     func resumeLine() {
         let planned = JobRunner.resumeLine(
-            run: "r1", kept: 12, unitsDone: 0, pending: [unit(pages: 12, total: 25), unit(pages: 3, total: 3, done: true)])
+            run: "r1", kept: 12, unitsDone: 0,
+            pending: [unit(pages: 12, total: 25), unit(pages: 3, total: 3, done: true)])
         #expect(planned == "resuming run r1: 12 pages kept, 13 to go")
         let chain = JobRunner.resumeLine(
             run: "r1", kept: 2, unitsDone: 0, pending: [unit(pages: 2, total: nil)])
@@ -42,7 +43,8 @@ struct RunWordsTests {
                 + "with no primary key, written items were compared, not distinct ones")
         let key = JSONKeyPath("id")
         #expect(
-            JobRunner.shortOfTotal(expected: 50, from: "'count' in the body", written: 55, pages: 6, distinct: (key, 45))
+            JobRunner.shortOfTotal(
+                expected: 50, from: "'count' in the body", written: 55, pages: 6, distinct: (key, 45))
                 == "the server announced 50 items ('count' in the body); 55 items were written (6 pages), 45 distinct "
                 + "by the primary key id")
         #expect(JobRunner.shortOfTotal(expected: 50, from: nil, written: 55, pages: 6, distinct: (key, 50)) == nil)
@@ -56,10 +58,12 @@ struct RunWordsTests {
     @Test("distinct items: by the key's JSON, under item with metadata, whole lines without the key; bounded")
     func distinctItems() {
         let plain = DistinctItems(key: "id", withMeta: false)
-        plain.add(Array("{\"id\":1,\"v\":1}\n{\"id\":1,\"v\":2}\n{\"id\":\"1\"}\n{\"x\":1}\n{\"x\":1}\n{\"x\":2}\n".utf8))
+        plain.add(Array(#"{"id":1,"v":1}"#.utf8) + [10] + Array(#"{"id":1,"v":2}"#.utf8) + [10]
+            + Array(#"{"id":"1"}"#.utf8) + [10] + Array("{\"x\":1}\n{\"x\":1}\n{\"x\":2}\n".utf8))
         #expect(plain.count == 4, "1, \"1\", and two distinct lines without the key")
         let meta = DistinctItems(key: "id", withMeta: true)
-        meta.add(Array("{\"source\":\"s\",\"page\":0,\"item\":{\"id\":7}}\n{\"source\":\"s\",\"page\":1,\"item\":{\"id\":7}}\n".utf8))
+        meta.add(Array(#"{"source":"s","page":0,"item":{"id":7}}"#.utf8) + [10]
+            + Array(#"{"source":"s","page":1,"item":{"id":7}}"#.utf8) + [10])
         #expect(meta.count == 1)
         let bounded = DistinctItems(key: "id", withMeta: false, limit: 2)
         bounded.add(Array("{\"id\":1}\n{\"id\":2}\n".utf8))
