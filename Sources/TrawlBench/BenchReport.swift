@@ -178,8 +178,12 @@ package struct BenchReport {
         return lines.joined(separator: "\n")
     }
 
+    /// The layout of `json(extra:)`: snake_case keys, as the job report's (`JobReport.formatVersion`).
+    package static let formatVersion = 1
+
     package func json(extra: [String: Any] = [:]) -> String {
         var object: [String: Any] = [
+            "version": Self.formatVersion,
             "urls": urls,
             "concurrency": concurrency,
             "loops": loops,

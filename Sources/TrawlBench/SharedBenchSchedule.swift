@@ -18,6 +18,9 @@ import TrawlJobs
 /// `R/N` (N: the processes it last saw live through the store's heartbeats, at least `processes`), trying the
 /// store again every second and rejoining it when it answers. Keys are `trawl:bench:KEY:…` and expire.
 ///
+/// What the schedule decides is a `BenchScheduleState` value under a lock; this class runs its actions (the
+/// store's scripts, the waits) outside the lock.
+///
 /// ```swift
 /// let schedule = SharedBenchSchedule(address: store, key: "api", rate: 100, processes: 1, warn: { print($0) })
 /// await schedule.join()
@@ -63,18 +66,9 @@ package final class SharedBenchSchedule: Sendable {
     private let budget: SharedRateBudget
     private let member = UUID().uuidString
     private let gate = Gate()
-    private let state = Mutex(State())
+    private let state: Mutex<BenchScheduleState>
+    private let heartbeat = Mutex<Task<Void, Never>?>(nil)
     private let clock = ContinuousClock()
-
-    private struct State {
-        var statistics = Statistics()
-        var pauses: [String: ContinuousClock.Instant] = [:]
-        var countedUntil: ContinuousClock.Instant?
-        /// The next slot of the local share while the store does not answer, and since when.
-        var local: ContinuousClock.Instant?
-        var localSince: ContinuousClock.Instant?
-        var heartbeat: Task<Void, Never>?
-    }
 
     package init(
         address: RateStoreAddress, key: String, rate: Double, processes: Int,
@@ -84,6 +78,7 @@ package final class SharedBenchSchedule: Sendable {
         self.key = key
         self.rate = rate
         self.processes = max(1, processes)
+        state = Mutex(BenchScheduleState(rate: rate, processes: processes))
         budget = SharedRateBudget(address: address, job: "bench:" + key, rate: nil, warn: warn)
     }
 
@@ -94,11 +89,7 @@ package final class SharedBenchSchedule: Sendable {
     /// What this process saw so far (a local share still in force counts until now).
     package var statistics: Statistics {
         let now = clock.now
-        return state.withLock { state in
-            var statistics = state.statistics
-            if let since = state.localSince { statistics.localShareSeconds += (now - since).seconds }
-            return statistics
-        }
+        return state.withLock { $0.statistics(now: now) }
     }
 
     /// Announces this process at the store (starting the schedule afresh when no other process is live) and
@@ -112,13 +103,14 @@ package final class SharedBenchSchedule: Sendable {
                 await self.beat(joining: false)
             }
         }
-        state.withLock { $0.heartbeat = task }
+        heartbeat.withLock { $0 = task }
     }
 
     /// Stops the heartbeat and leaves the store's list of live processes.
     package func leave() async {
-        state.withLock { $0.heartbeat?.cancel() }
-        if let local = state.withLock({ $0.localSince }) { addLocalShare(since: local) }
+        heartbeat.withLock { $0?.cancel() }
+        let now = clock.now
+        state.withLock { $0.endLocalShare(now: now) }
         _ = await budget.run(script: .leave, keys: [membersKey, scheduleKey], [member])
     }
 
@@ -126,10 +118,7 @@ package final class SharedBenchSchedule: Sendable {
         let answer = await budget.run(
             script: .beat, keys: [membersKey, scheduleKey], [member, String(Self.liveSeconds), joining ? "1" : "0"])
         if case .integer(let count)? = answer {
-            state.withLock { state in
-                state.statistics.processes = count
-                state.statistics.mostProcesses = max(state.statistics.mostProcesses, count)
-            }
+            state.withLock { $0.beat(live: count) }
         }
     }
 
@@ -147,7 +136,7 @@ package final class SharedBenchSchedule: Sendable {
     /// not used).
     package func isPaused(_ url: String, at instant: ContinuousClock.Instant) -> Bool {
         let host = Origin.hostKey(of: url)
-        return state.withLock { ($0.pauses[host] ?? instant) > instant }
+        return state.withLock { $0.isPaused(host, at: instant) }
     }
 
     /// After a response from `url`: a `Retry-After` on 429/503 (or a rate-limit header at 0) pauses its host for
@@ -157,7 +146,7 @@ package final class SharedBenchSchedule: Sendable {
         let seconds = min(wait.seconds, Self.longestPause)
         let host = Origin.hostKey(of: url)
         let ends = clock.now + .boundedSeconds(seconds)
-        state.withLock { $0.pauses[host] = max($0.pauses[host] ?? ends, ends) }
+        state.withLock { $0.pause(host, until: ends) }
         _ = await budget.run(script: .benchPause, keys: [pauseKey(host), scheduleKey], [String(seconds)])
     }
 
@@ -166,57 +155,24 @@ package final class SharedBenchSchedule: Sendable {
     ) async -> ContinuousClock.Instant? {
         while true {
             let now = clock.now
-            if stopped() { return nil }
-            if let deadline, now >= deadline { return nil }
-            if let ends = state.withLock({ $0.pauses[host] }), ends > now {
-                await wait(until: ends, paused: true, deadline, stopped)
-                continue
+            let isStopped = stopped()
+            let storeUsable = budget.shouldAsk
+            var action = state.withLock {
+                $0.next(host: host, now: now, deadline: deadline, stopped: isStopped, storeUsable: storeUsable)
             }
-            if budget.shouldAsk {
-                let local = state.withLock { $0.localSince }
+            if case .askStore(let lag) = action {
                 let answer = await budget.run(
                     script: .reserve, keys: [scheduleKey, pauseKey(host)],
-                    [String(1 / rate), String(Self.horizon), String(Self.lag), local == nil ? String(Self.lag) : "0"])
-                if let decision = Self.decision(answer) {
-                    if let local { addLocalShare(since: local) }
-                    switch decision {
-                    case .slot(let offset, let dropped):
-                        state.withLock { $0.statistics.dropped += dropped }
-                        return clock.now + .boundedSeconds(offset)
-                    case .wait(let seconds, let paused):
-                        await wait(until: clock.now + .boundedSeconds(seconds), paused: paused, deadline, stopped)
-                        continue
-                    }
-                }
+                    [String(1 / rate), String(Self.horizon), String(Self.lag), lag == 0 ? "0" : String(lag)])
+                let decision = BenchScheduleState.decision(answer)
+                let answeredAt = clock.now
+                action = state.withLock { $0.answered(decision, asked: now, now: answeredAt) }
             }
-            // The store does not answer: the local share, R/N from now on (no backlog, and never a slot further
-            // ahead than the horizon, so that nothing taken locally is still to go out once the store is back).
-            let slot = state.withLock { state in
-                if state.local == nil {
-                    state.local = now
-                    state.localSince = now
-                }
-                return state.local ?? now
+            switch action {
+            case .stop, .askStore: return nil  // `answered` never asks the store again
+            case .send(let due): return due
+            case .wait(let until, let paused): await wait(until: until, paused: paused, deadline, stopped)
             }
-            if slot > now + .boundedSeconds(Self.horizon) {
-                await wait(until: slot - .boundedSeconds(Self.horizon), paused: false, deadline, stopped)
-                continue
-            }
-            state.withLock { state in
-                let share = Double(max(processes, state.statistics.processes))
-                state.local = slot + .boundedSeconds(share / rate)
-            }
-            return slot
-        }
-    }
-
-    private func addLocalShare(since start: ContinuousClock.Instant) {
-        let seconds = (clock.now - start).seconds
-        state.withLock { state in
-            guard state.localSince != nil else { return }
-            state.statistics.localShareSeconds += seconds
-            state.local = nil
-            state.localSince = nil
         }
     }
 
@@ -226,37 +182,14 @@ package final class SharedBenchSchedule: Sendable {
         _ stopped: @Sendable () -> Bool
     ) async {
         let start = clock.now
-        if paused {
-            state.withLock { state in
-                if (state.countedUntil ?? start) <= start { state.statistics.pauses += 1 }
-                state.countedUntil = max(state.countedUntil ?? instant, instant)
-            }
-        }
+        state.withLock { $0.waitStarted(at: start, until: instant, paused: paused) }
         let end = deadline.map { min($0, instant) } ?? instant
         while clock.now < end, !stopped() {
             try? await clock.sleep(until: min(end, clock.now + .milliseconds(100)), tolerance: nil)
         }
         if paused {
             let slept = (clock.now - start).seconds
-            state.withLock { $0.statistics.pausedSeconds += slept }
-        }
-    }
-
-    private enum Decision {
-        case slot(Double, dropped: Int)
-        case wait(Double, paused: Bool)
-    }
-
-    private static func decision(_ answer: RESPValue?) -> Decision? {
-        guard case .array(let fields?)? = answer, fields.count == 3, let kind = fields[0].text,
-            let seconds = fields[1].text.flatMap(Double.init), seconds.isFinite, let dropped = fields[2].text
-        else { return nil }
-        // The store is a peer: a slot lies at most `horizon` ahead, a wait or pause lasts at most `longestPause`.
-        switch kind {
-        case "slot": return .slot(min(seconds, horizon), dropped: max(0, Int(dropped) ?? 0))
-        case "wait": return .wait(min(max(seconds, 0.001), longestPause), paused: false)
-        case "pause": return .wait(min(max(seconds, 0.001), longestPause), paused: true)
-        default: return nil
+            state.withLock { $0.pauseWaited(slept) }
         }
     }
 

@@ -3,7 +3,10 @@ import Foundation
 /// `/frameworks/NAME`: `n` items `{"id":i,"name":"item-i"}` (default 123) as the stock pagination classes of real
 /// frameworks serve them, on the wire byte for byte where it matters (header names, key names, relative links, the
 /// last page's nulls), for zero-configuration detection and completeness checks. Page size: the framework's own
-/// request parameter, default 10. `lie=K` announces K more items than there are (a total that lies).
+/// request parameter, default 10. `lie=K` announces K more items than there are (a total that lies). `shift=K`:
+/// each page starts K items before where the one before it ended (a collection into which K items were inserted
+/// per page read): items repeat and the last ones are never served, while the pages hold as many lines as the
+/// total announces.
 ///
 /// - `smorest?page=P&page_size=S` (flask-smorest): a bare array; `X-Pagination: {"total": N, "total_pages": T,
 ///   "first_page": 1, "last_page": T, "page": P, "previous_page": P-1, "next_page": P+1}` (no previous/next at
@@ -29,8 +32,9 @@ enum FrameworkAPI {
         let count = max(0, target.int("n") ?? 123)
         let announced = count + max(0, target.int("lie") ?? 0)
         let origin = "http://" + (request.head.headers["Host"].first ?? "127.0.0.1")
+        let shift = max(0, target.int("shift") ?? 0)
         func items(_ start: Int, _ size: Int) -> (String, shown: Int) {
-            let start = max(0, start)
+            let start = max(0, start - start / max(1, size) * shift)
             let end = min(count, start + max(1, size))
             let ids = start < end ? Array(start..<end) : []
             return (SyntheticItems.page(ids, tag: nil), ids.count)

@@ -285,8 +285,8 @@ struct CheckpointProofCLITests {
             #expect(result.stderr.contains("a pagination loop"), "\(result.stderr)")
             let r = try report(workspace, "r.json")
             let failure = try #require((r["failures"] as? [[String: Any]])?.first)
-            #expect(failure["keptPages"] as? Int == 1)
-            #expect(failure["keptItems"] as? Int == 10)
+            #expect(failure["kept_pages"] as? Int == 1)
+            #expect(failure["kept_items"] as? Int == 10)
             #expect(workspace.text("out.jsonl") == itemLines(0..<10))
         }
     }

@@ -180,7 +180,7 @@ struct RateStoreCLITests {
             // The shard that did not see the 429 was still running then: it had requests after the pause.
             let seers = try (0..<2).filter { index in
                 let totals = try #require(try report(workspace, "report-\(index).json")["totals"] as? [String: Any])
-                return (totals["rateLimitWaits"] as? Int ?? 0) > 0
+                return (totals["rate_limit_waits"] as? Int ?? 0) > 0
             }
             #expect(seers.count == 1, "\(seers)")
             #expect(log.filter { $0.receivedAt > limited.receivedAt + .milliseconds(1800) }.count > 5)
@@ -327,6 +327,33 @@ struct PlanAndMergeCLITests {
         #expect(missing.status == 1 && missing.stderr.contains("absent.json"), "\(missing.stderr)")
         let plan = try await trawl(["plan", "job.yaml", "--shards", "0"], in: workspace)
         #expect(plan.status == 2 && plan.stderr.contains("--shards must be at least 1"), "\(plan.stderr)")
+    }
+
+    @Test("report --merge reads an earlier release's camelCase report and writes snake_case with a version")
+    func camelCaseReportsMerge() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let stats = """
+            {"bytes": 10, "cappedWaits": 1, "failedAttempts": 3, "items": 20, "notModified": 5, "pages": 2,
+             "latencyMs": {"max": 4, "p50": 1, "p90": 2, "p99": 3}, "rateLimitWaitSeconds": 0.5,
+             "rateLimitWaits": 2, "requests": 5, "retries": 2}
+            """
+        try workspace.write(
+            "old.json",
+            """
+            {"complete": true, "failures": [], "flags": [], "hosts": {"h:80": \(stats)}, "outputs": [],
+             "resumed": false, "seconds": 1.5, "sources": {"things": \(stats)}, "startedAt": "2026-11-28T06:00:00Z",
+             "totals": \(stats), "units": {"done": 1, "failed": 0, "skipped": 0, "total": 1}}
+            """)
+        let merged = try await trawl(["report", "--merge", "old.json", "old.json"], in: workspace)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let report = try jsonObject(Data(merged.stdout.utf8))
+        #expect(report["version"] as? Int == 1)
+        #expect(report["started_at"] as? String == "2026-11-28T06:00:00Z" && report["startedAt"] == nil)
+        let totals = try #require(report["totals"] as? [String: Any])
+        #expect(totals["failed_attempts"] as? Int == 6 && totals["not_modified"] as? Int == 10, "\(totals)")
+        #expect(totals["rate_limit_wait_seconds"] as? Double == 1.0 && totals["failedAttempts"] == nil)
+        #expect((report["sources"] as? [String: Any])?.keys.sorted() == ["things"])
     }
 
     @Test("report --merge of reports whose counts are at Int.max saturates instead of trapping")

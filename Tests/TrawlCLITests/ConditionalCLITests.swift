@@ -40,7 +40,7 @@ struct ConditionalCLITests {
             #expect(server.requestLog.allSatisfy { $0.headers["if-none-match"] != nil })
             #expect(workspace.text("run2.jsonl") == workspace.text("run1.jsonl"))
             let totals = try #require(try report(workspace, "report.json")["totals"] as? [String: Any])
-            #expect(totals["notModified"] as? Int == 3)
+            #expect(totals["not_modified"] as? Int == 3)
             #expect(totals["items"] as? Int == 25)
 
             // New items change the last page: 304, 304, then 200s; the output is again the full collection.
@@ -59,7 +59,7 @@ struct ConditionalCLITests {
             #expect(statuses(server, "c") == [304, 304, 304, 304])
             #expect(workspace.text("run4.jsonl").isEmpty)
             let skippedTotals = try #require(try report(workspace, "report.json")["totals"] as? [String: Any])
-            #expect(skippedTotals["notModified"] as? Int == 4)
+            #expect(skippedTotals["not_modified"] as? Int == 4)
             #expect(skippedTotals["items"] as? Int == 0)
         }
     }

@@ -79,7 +79,7 @@ struct DailyJobCLITests {
             #expect(workspace.text("out/events/" + runs2[0])
                 == [12, 13, 14, 15, 11].compactMap { server.feedLine("events", id: $0) }.joined())
             let totals = try #require(try report(workspace, "report.json")["totals"] as? [String: Any])
-            #expect(totals["notModified"] as? Int == 2)
+            #expect(totals["not_modified"] as? Int == 2)
             // One token request per run, every page of the run carrying it.
             #expect(server.requestLog.filter { $0.target.hasPrefix("/oauth/token") }.count == 1)
             #expect(server.requestLog.filter { !$0.target.hasPrefix("/oauth/") }

@@ -442,7 +442,7 @@ struct FetchCLITests {
             let page = try #require(failure["page"] as? String)
             #expect(!page.isEmpty)
             #expect(result.stderr.contains("cursor [cursor] \(page) (page index 2"), "\(result.stderr)")
-            #expect(failure["pageIndex"] as? Int == 2)
+            #expect(failure["page_index"] as? Int == 2)
             #expect(failure["status"] as? Int == 500)
             #expect(failure["source"] as? String == "cursor")
             #expect(int(r, "units", "failed") == 1)

@@ -75,7 +75,7 @@ struct FetchRecoveryCLITests {
             let r = try report(workspace, "r.json")
             let outputs = try #require(r["outputs"] as? [[String: Any]])
             let output = try #require(outputs.first)
-            #expect(output["settledBytes"] as? Int == tagged("first", 30).utf8.count)
+            #expect(output["settled_bytes"] as? Int == tagged("first", 30).utf8.count)
             #expect(output["bytes"] as? Int == partial.utf8.count)
             #expect(output["units"] as? Int == 2)
             let incomplete = try #require(output["incomplete"] as? [[String: Any]])
@@ -86,7 +86,7 @@ struct FetchRecoveryCLITests {
             let failures = try #require(r["failures"] as? [[String: Any]])
             #expect(failures.count == 1)
             #expect(failures.first?["status"] as? Int == 404)
-            #expect(failures.first?["keptPages"] as? Int == 2)
+            #expect(failures.first?["kept_pages"] as? Int == 2)
             #expect(r["complete"] as? Bool == false)
 
             let marker = "retry only what failed: "

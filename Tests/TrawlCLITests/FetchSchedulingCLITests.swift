@@ -114,9 +114,9 @@ struct FetchSchedulingCLITests {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(workspace.text("out.jsonl") == itemLines(0..<30))
             let totals = try #require(try report(workspace, "report.json")["totals"] as? [String: Any])
-            #expect(totals["rateLimitWaits"] as? Int == 1)
-            #expect(totals["cappedWaits"] as? Int == 1)
-            #expect((totals["rateLimitWaitSeconds"] as? Double).map { abs($0 - 0.5) < 0.001 } == true, "\(totals)")
+            #expect(totals["rate_limit_waits"] as? Int == 1)
+            #expect(totals["capped_waits"] as? Int == 1)
+            #expect((totals["rate_limit_wait_seconds"] as? Double).map { abs($0 - 0.5) < 0.001 } == true, "\(totals)")
             // At the server: page 2 again no sooner than the capped pause after its 429 (the pause starts when the
             // client reads the answer), and long before the minute asked for.
             let log = server.requestLog

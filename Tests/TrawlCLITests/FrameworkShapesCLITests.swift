@@ -83,7 +83,11 @@ struct FrameworkShapesCLITests {
             for (path, said) in cases {
                 let short = try await trawl(["fetch", server.url(path), "-o", "out.jsonl", "-q"], in: workspace)
                 #expect(short.status == 1, "\(path): \(short.stderr)")
-                #expect(short.stderr.contains("the server announced \(said) but its pages held 123"), "\(short.stderr)")
+                #expect(
+                    short.stderr.contains("the server announced \(said); 123 items were written ("), "\(short.stderr)")
+                #expect(
+                    short.stderr.contains("with no primary key, written items were compared, not distinct ones"),
+                    "\(short.stderr)")
                 #expect(short.stderr.contains("written: out.jsonl"), "\(short.stderr)")
                 #expect(short.stderr.contains("--allow-short"), "\(short.stderr)")
                 #expect(workspace.text("out.jsonl") == itemLines(0..<123), "every item read is kept")
@@ -110,6 +114,40 @@ struct FrameworkShapesCLITests {
             try workspace.write("job.yaml", workspace.text("job.yaml").replacingOccurrences(of: "true", with: "false"))
             let strict = try await trawl(["fetch", "job.yaml", "-o", "job.jsonl", "-q"], in: workspace)
             #expect(strict.status == 1, "\(strict.stderr)")
+        }
+    }
+
+    @Test("with a primary key, distinct items are compared with the total: repeated items do not make up for lost ones")
+    func distinctItemsAgainstTotal() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Each page starts one item before where the last ended: 13 pages of 10 lines (130 written, more than
+            // the 123 announced), but only ids 0..<118 (the union of [9k, 9k+10) for k in 0..<13).
+            func job(primaryKey: Bool) -> String {
+                """
+                sources:
+                  - name: things
+                    url: "\(server.url("/frameworks/smorest?page=1&page_size=10&shift=1"))"
+                    paginate: page
+                    items: $
+                \(primaryKey ? "    primary_key: id" : "")
+                """
+            }
+            try workspace.write("job.yaml", job(primaryKey: false))
+            let lines = try await trawl(["fetch", "job.yaml", "-o", "out.jsonl", "-q"], in: workspace)
+            #expect(lines.status == 0, "without a key only lines can be counted: \(lines.stderr)")
+            #expect(workspace.text("out.jsonl").split(separator: "\n").count == 130)
+            try workspace.write("job.yaml", job(primaryKey: true))
+            let short = try await trawl(["fetch", "job.yaml", "-o", "out.jsonl", "-q"], in: workspace)
+            #expect(short.status == 1, "\(short.stderr)")
+            #expect(
+                short.stderr.contains("the server announced 123 items (the X-Pagination header); 130 items were "
+                    + "written (13 pages), 118 distinct by the primary key id"), "\(short.stderr)")
+            #expect(short.stderr.contains("--allow-short"), "\(short.stderr)")
+            let allowed = try await trawl(
+                ["fetch", "job.yaml", "-o", "out.jsonl", "-q", "--allow-short"], in: workspace)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
         }
     }
 
@@ -143,6 +181,28 @@ struct FrameworkShapesCLITests {
             #expect(result.stderr.contains("detected: --paginate link"), "\(result.stderr)")
             #expect(result.stderr.contains("fetched: 3 pages, 25 items"), "\(result.stderr)")
         }
+    }
+
+    @Test("fetch --help opens with the essentials (URL, --items, -o, --state), then --paginate, then the rest")
+    func helpOpensWithEssentials() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let help = try await trawl(["fetch", "--help"], in: workspace, environment: ["COLUMNS": "80"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let sections = lines.enumerated().filter { !$0.element.hasPrefix(" ") && $0.element.hasSuffix(":") }
+        let names = sections.map { $0.element }
+        #expect(Array(names.prefix(3)) == ["ARGUMENTS:", "ESSENTIALS:", "PAGINATION (DETECTED WHEN ABSENT):"],
+                "\(names)")
+        let essentials = try #require(sections.first { $0.element == "ESSENTIALS:" })
+        #expect(essentials.offset < 30, "the essentials start on line \(essentials.offset + 1)")
+        let next = try #require(sections.first { $0.offset > essentials.offset }).offset
+        let block = lines[essentials.offset..<next].joined(separator: "\n")
+        for flag in ["--url <url>", "--items <items>", "-o, --output <output>", "--state <state>"] {
+            #expect(block.contains(flag), "\(flag) among the essentials: \(block)")
+        }
+        let pagination = lines[next..<min(next + 3, lines.count)].joined(separator: "\n")
+        #expect(pagination.contains("--paginate <paginate>"), "\(pagination)")
     }
 
     @Test("DRF's 404 past the last page: the failure names --stop-on-status 404; with it, no error anywhere")

@@ -234,6 +234,7 @@ struct IncrementalCLITests {
             let shown = try await trawl(["state", "show", "--state", "state"], in: workspace)
             #expect(shown.status == 0, "\(shown.stderr)")
             let all = try jsonObject(Data(shown.stdout.utf8))
+            #expect(all["version"] as? Int == 1)
             let source = try #require((all["sources"] as? [String: Any])?["s"] as? [String: Any])
             #expect(source["mark"] as? String == "2024-01-01T00:29:00Z")
             #expect(source["window_items"] as? Int == 1)  // no lookback: the item at the mark only

@@ -49,7 +49,7 @@ struct SecondDayCLITests {
             let resumed = try await trawl(command, in: workspace, environment: ["N": "000035", "FAIL_PAGE": "000000"])
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(resumed.stderr.contains("resuming run "), "\(resumed.stderr)")
-            #expect(resumed.stderr.contains(": 2 pages kept, 1 units to go"), "\(resumed.stderr)")
+            #expect(resumed.stderr.contains(": 2 pages kept, 2 to go"), "\(resumed.stderr)")
             #expect(resumed.stderr.contains("resumed: 2 pages (20 items) were kept from the interrupted run; "
                 + "with this run's: 4 pages, 35 items"), "\(resumed.stderr)")
             let day2 = workspace.text("out.jsonl")
@@ -63,6 +63,30 @@ struct SecondDayCLITests {
             #expect(third.stderr.contains("finished, so this is a new run"), "\(third.stderr)")
             #expect(third.stderr.contains("units: 1 done (of 1)"), "\(third.stderr)")
             #expect(workspace.text("out.jsonl") == day2)
+        }
+    }
+
+    @Test("--restart after an interrupted refresh writes in place and leaves no FILE.trawl-next behind")
+    func restartRemovesStagedSnapshot() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write("job.yaml", Self.job(server))
+            let command = ["fetch", "job.yaml", "-o", "out.jsonl", "--state", "st", "--attempts", "1"]
+            let first = try await trawl(command, in: workspace, environment: ["N": "000025", "FAIL_PAGE": "000000"])
+            #expect(first.status == 0, "\(first.stderr)")
+            let failed = try await trawl(command, in: workspace, environment: ["N": "000035", "FAIL_PAGE": "000003"])
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(workspace.exists("out.jsonl.trawl-next"))
+            let restarted = try await trawl(
+                command + ["--restart"], in: workspace, environment: ["N": "000035", "FAIL_PAGE": "000000"])
+            #expect(restarted.status == 0, "\(restarted.stderr)")
+            #expect(!workspace.exists("out.jsonl.trawl-next"), "the discarded run's staged snapshot is removed")
+            #expect(workspace.text("out.jsonl").split(separator: "\n").count == 35)
+            // The next day's run finds a finished run, stages again and publishes: nothing lingers either.
+            let next = try await trawl(command, in: workspace, environment: ["N": "000035", "FAIL_PAGE": "000000"])
+            #expect(next.status == 0 && next.stderr.contains("finished, so this is a new run"), "\(next.stderr)")
+            #expect(!workspace.exists("out.jsonl.trawl-next"))
         }
     }
 

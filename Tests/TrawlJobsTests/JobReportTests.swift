@@ -142,9 +142,9 @@ struct JobReportTests {
                 let json = try #require(
                     try JSONSerialization.jsonObject(with: encoder.encode(report)) as? [String: Any])
                 let sources = try #require(json["sources"] as? [String: [String: Any]])
-                let latency = try #require(sources["alpha"]?["latencyMs"] as? [String: Any])
+                let latency = try #require(sources["alpha"]?["latency_ms"] as? [String: Any])
                 #expect(Set(latency.keys) == ["p50", "p90", "p99", "max"])
-                #expect(sources["alpha"]?["rateLimitWaits"] as? Int == 1)
+                #expect(sources["alpha"]?["rate_limit_waits"] as? Int == 1)
                 let flags = try #require(json["flags"] as? [[String: Any]])
                 #expect(flags.first?["kind"] as? String == "incomplete_results")
             }

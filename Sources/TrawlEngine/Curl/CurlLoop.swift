@@ -156,7 +156,7 @@ final class CurlLoop: @unchecked Sendable {
     private func apply(_ command: Command) {
         switch command {
         case .start(let transfer):
-            if transfer.cancelRequested {
+            if transfer.state.cancelRequested {
                 complete(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
             } else {
                 waiting.append(transfer)
@@ -167,18 +167,25 @@ final class CurlLoop: @unchecked Sendable {
             } else if waiting.remove(transfer) {
                 complete(transfer, code: CURLE_OK, cancellation: cancellationError(transfer))
             } else {
-                transfer.cancelRequested = true  // not started yet (or already done: harmless)
+                transfer.state.requestCancel()  // not started yet (or already done: harmless)
             }
         case .resumeReceive(let transfer):
-            guard let easy = transfer.easy, transfer.receivePaused else { return }
-            transfer.receivePaused = false
-            _ = curl_easy_pause(easy.raw, transfer.sendPaused ? TRAWL_CURLPAUSE_SEND : TRAWL_CURLPAUSE_CONT)
+            guard let easy = transfer.easy, let still = transfer.state.resumeReceive() else { return }
+            _ = curl_easy_pause(easy.raw, Self.pauseMask(still))
         case .resumeSend(let transfer):
-            guard let easy = transfer.easy, transfer.sendPaused else { return }
-            transfer.sendPaused = false
-            _ = curl_easy_pause(easy.raw, transfer.receivePaused ? TRAWL_CURLPAUSE_RECV : TRAWL_CURLPAUSE_CONT)
+            guard let easy = transfer.easy, let still = transfer.state.resumeSend() else { return }
+            _ = curl_easy_pause(easy.raw, Self.pauseMask(still))
         case .run(let job):
             if let executor { job.runSynchronously(on: executor) }
+        }
+    }
+
+    /// What `curl_easy_pause` is given when one direction resumes and `still` stays paused.
+    private static func pauseMask(_ still: TransferState.StillPaused) -> Int32 {
+        switch still {
+        case .neither: TRAWL_CURLPAUSE_CONT
+        case .receive: TRAWL_CURLPAUSE_RECV
+        case .send: TRAWL_CURLPAUSE_SEND
         }
     }
 
@@ -264,7 +271,7 @@ final class CurlLoop: @unchecked Sendable {
         var stalled: [Transfer] = []
         for transfer in live {
             guard let stall = transfer.request.timeouts.stall else { continue }
-            guard let start = transfer.stallWindowStart, !transfer.receivePaused, !transfer.sendPaused else {
+            guard let start = transfer.stallWindowStart, !transfer.state.isPaused else {
                 transfer.stallWindowStart = now
                 transfer.stallWindowBytes = transfer.bytesMoved
                 continue
@@ -305,7 +312,7 @@ final class CurlLoop: @unchecked Sendable {
         complete(transfer, code: code, cancellation: cancellation)
         removeLive(transfer)
         // A handle that failed, was cancelled or is paused may hold state from that transfer: drop it.
-        let reusable = code == CURLE_OK && cancellation == nil && !transfer.receivePaused && !transfer.sendPaused
+        let reusable = code == CURLE_OK && cancellation == nil && !transfer.state.isPaused
         if configuration.maxConnectionsPerHost != nil, let count = perOrigin[transfer.request.origin] {
             if count <= 1 {
                 perOrigin.removeValue(forKey: transfer.request.origin)

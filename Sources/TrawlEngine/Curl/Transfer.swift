@@ -9,7 +9,9 @@ struct TransferOutcome: Sendable {
 }
 
 /// One request in flight: the context libcurl's callbacks reach through their user-data pointer.
-/// Everything but the continuation hand-off is touched only on the loop thread.
+/// Everything but the continuation hand-off is touched only on the loop thread. What the transfer is at (its head,
+/// whether its waiter was resumed, its pauses, a cancel before start) is `state`, a `TransferState`; this class
+/// does what its events return.
 final class Transfer: @unchecked Sendable {
     enum Delivery {
         /// Collect the body (within `request.maxBodySize`) and resume when the transfer ends.
@@ -28,9 +30,7 @@ final class Transfer: @unchecked Sendable {
     var liveIndex: Int?
     var headerList: UnsafeMutablePointer<curl_slist>?
     var upload: UploadReader?
-    var cancelRequested = false
-    var receivePaused = false
-    var sendPaused = false
+    var state: TransferState
     /// Header, body and upload bytes moved so far, and the window the stall check measures against.
     private(set) var bytesMoved = 0
     var stallWindowStart: ContinuousClock.Instant?
@@ -47,9 +47,6 @@ final class Transfer: @unchecked Sendable {
         frozenHeaders = frozen
         return HTTPHeaders(received: frozen)
     }
-    private var headComplete = false
-    private var headDelivered = false
-    private var isRedirect = false
     private var body: [UInt8] = []
     private var excerpt: [UInt8] = []
     private var received = 0
@@ -62,6 +59,9 @@ final class Transfer: @unchecked Sendable {
     init(request: PreparedRequest, delivery: Delivery) {
         self.request = request
         self.delivery = delivery
+        if case .streaming = delivery { state = TransferState(streaming: true) } else {
+            state = TransferState(streaming: false)
+        }
     }
 
     /// Caller thread, before submission.
@@ -92,10 +92,10 @@ final class Transfer: @unchecked Sendable {
             headerSize = line.count
             if headerLines.count > 0 { headerLines = HeaderLines() }  // the head after a 1xx
             frozenHeaders = nil
-            headComplete = false
+            state.statusLine()
             return true
         }
-        guard !headComplete else { return true }  // trailers
+        guard state.readsHeaderLines else { return true }  // trailers
         headerSize &+= line.count
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
@@ -114,12 +114,20 @@ final class Transfer: @unchecked Sendable {
                 abortError = makeError(code: .receiveFailed, problem.message, hint: problem.hint)
                 return false
             }
-            if status >= 200 {
-                headCompleted()
-                if !isRedirect, request.acceptEncoding, let encoding = headerLines.contentEncoding {
-                    return startDecoding(encoding)
+            let followed = follows && RedirectStep.isFollowable(status) && headerLines.hasLocation
+            switch state.headEnded(status: status, followedRedirect: followed) {
+            case .interim, .redirect:
+                return true
+            case .deliverHead:
+                resume(.success(TransferOutcome(head: makeHead(total: false), body: [], redirectURL: nil)))
+            case .body:
+                if case .buffered = delivery, let length = headerLines.contentLength, length > 0,
+                    length <= (request.maxBodySize ?? Int.max), length <= 64 << 20
+                {
+                    body.reserveCapacity(length)
                 }
             }
+            if request.acceptEncoding, let encoding = headerLines.contentEncoding { return startDecoding(encoding) }
             return true
         }
         frozenHeaders = nil
@@ -130,24 +138,6 @@ final class Transfer: @unchecked Sendable {
             headerLines.append(content)
         }
         return true
-    }
-
-    private func headCompleted() {
-        headComplete = true
-        if request.followsRedirects, RedirectStep.isFollowable(status), headerLines.hasLocation {
-            isRedirect = true
-            return
-        }
-        switch delivery {
-        case .buffered:
-            if let length = headerLines.contentLength, length > 0,
-               length <= (request.maxBodySize ?? Int.max), length <= 64 << 20 {
-                body.reserveCapacity(length)
-            }
-        case .streaming:
-            headDelivered = true
-            resume(.success(TransferOutcome(head: makeHead(total: false), body: [], redirectURL: nil)))
-        }
     }
 
     /// Sets up the decoder for a `Content-Encoding`; false (and `abortError`) for one Trawl did not ask for.
@@ -172,7 +162,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Returns the byte count consumed, 0 to abort, or CURL_WRITEFUNC_PAUSE.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if isRedirect { return bytes.count }
+        if state.dropsBody { return bytes.count }
         guard let decoding else { return deliver(bytes) }
         let outcome = decoding.receive(bytes) { decoded in
             switch deliver(decoded) {
@@ -213,7 +203,7 @@ final class Transfer: @unchecked Sendable {
             switch stream.offer(bytes) {
             case .accepted: break
             case .pause:
-                receivePaused = true
+                state.pauseReceive()
                 return Int(TRAWL_CURL_WRITEFUNC_PAUSE)
             case .abandoned:
                 abortError = makeError(code: .cancelled, "the body stream was dropped before it ended")
@@ -233,7 +223,7 @@ final class Transfer: @unchecked Sendable {
             bytesMoved &+= count
             return count
         case .wouldBlock:
-            sendPaused = true
+            state.pauseSend()
             return Int(TRAWL_CURL_READFUNC_PAUSE)
         case .failed(let message, let underlying):
             abortError = makeError(code: .bodySourceFailed, message, underlying: underlying)
@@ -267,24 +257,26 @@ final class Transfer: @unchecked Sendable {
                 hint: "the server or a proxy cut the body short; retry the request")
         } else if code == CURLE_OK {
             // libcurl 7.88 ends a response whose connection closed inside the head with CURLE_OK and no body.
-            failure = headComplete ? nil : makeError(
+            failure = state.headComplete ? nil : makeError(
                 code: .truncated, "the connection closed before the response head ended",
                 hint: "the server or a proxy cut the response short; retry the request")
         } else {
             failure = CurlErrors.error(for: code, transfer: self, abortError: abortError)
         }
-        let redirectURL = isRedirect && failure == nil ? easy?.string(CURLINFO_REDIRECT_URL) : nil
+        let ending = state.ended(failed: failure != nil)
+        guard ending != .none else { return }
+        let redirectURL = state.isRedirect && failure == nil ? easy?.string(CURLINFO_REDIRECT_URL) : nil
         let stream: BodyStream?
         if case .streaming(let bodyStream) = delivery { stream = bodyStream } else { stream = nil }
 
         if let failure {
-            resume(.failure(failure))
+            if ending == .fail { resume(.failure(failure)) }
             stream?.finish(failure: failure, timings: nil)
             return
         }
         let head = makeHead(total: true)
         stream?.finish(failure: nil, timings: head.timings)
-        if isRedirect || !headDelivered {
+        if ending == .succeed {
             resume(.success(TransferOutcome(head: head, body: body, redirectURL: redirectURL)))
         }
     }
@@ -342,7 +334,7 @@ final class Transfer: @unchecked Sendable {
     var receivedBytes: Int { received }
 
     /// Whether the final response head has ended.
-    var headEnded: Bool { headComplete }
+    var headEnded: Bool { state.headComplete }
 
     private static func parseStatus(_ line: UnsafeRawBufferPointer) -> Int {
         guard let space = line.firstIndex(of: 32) else { return 0 }

@@ -3,7 +3,8 @@ import Synchronization
 import Trawl
 
 /// What a bulk job did: totals, per source and per host, failures, rate-limit waits and completeness flags.
-/// Written as JSON by `trawl fetch --report FILE`.
+/// Written as JSON by `trawl fetch --report FILE`: snake_case keys and a top-level `version`
+/// (`JobReport.formatVersion`); `JobReport.decoded(from:)` also reads the camelCase reports of earlier releases.
 ///
 /// ```swift
 /// let report = try await JobRunner(job: job, options: options).run()
@@ -32,6 +33,19 @@ public struct JobReport: Sendable, Codable {
     public var concurrency: [String: ConcurrencyRange]? = nil
     /// A resumed run: what earlier runs of it had committed (the totals count only this run's pages).
     public var kept: Kept? = nil
+    /// The layout of the JSON form: `formatVersion` when written by this release.
+    public var version = JobReport.formatVersion
+
+    /// The JSON layout this release writes: snake_case keys. Reports without a `version` are the camelCase
+    /// layout of earlier releases.
+    public static let formatVersion = 1
+
+    enum CodingKeys: String, CodingKey {
+        case version, seconds, complete, resumed, units, totals, sources, hosts, failures, flags, outputs, marks
+        case concurrency, kept
+        case startedAt = "started_at"
+        case stateDirectory = "state_directory"
+    }
 
     /// Pages and items an interrupted run had committed for the units this run went on with, and the units it
     /// had finished (whose pages are in the output, not counted here).
@@ -63,6 +77,11 @@ public struct JobReport: Sendable, Codable {
         public var settledBytes: Int64
         /// Units of this file that are not done (a page failed for good), in job order.
         public var incomplete: [IncompleteUnit]
+
+        enum CodingKeys: String, CodingKey {
+            case path, bytes, units, incomplete
+            case settledBytes = "settled_bytes"
+        }
     }
 
     /// A unit that is not done and what of it is in its output.
@@ -96,6 +115,16 @@ public struct JobStats: Sendable, Codable {
     public var notModified = 0
     public var latencyMs = Percentiles()
 
+    enum CodingKeys: String, CodingKey {
+        case requests, pages, items, bytes, retries
+        case failedAttempts = "failed_attempts"
+        case rateLimitWaits = "rate_limit_waits"
+        case rateLimitWaitSeconds = "rate_limit_wait_seconds"
+        case cappedWaits = "capped_waits"
+        case notModified = "not_modified"
+        case latencyMs = "latency_ms"
+    }
+
     public struct Percentiles: Sendable, Codable {
         public var p50 = 0.0
         public var p90 = 0.0
@@ -121,6 +150,13 @@ public struct PageFailureRecord: Sendable, Codable {
     /// output, and not fetched again by the retry.
     public var keptPages = 0
     public var keptItems = 0
+
+    enum CodingKeys: String, CodingKey {
+        case source, unit, page, url, attempts, status, error
+        case pageIndex = "page_index"
+        case keptPages = "kept_pages"
+        case keptItems = "kept_items"
+    }
 }
 
 /// A sign the output may not hold the whole collection even though every page succeeded.
@@ -140,6 +176,11 @@ public struct CompletenessFlag: Sendable, Codable, Equatable {
     public var message: String
     /// For `incompleteResults`: the 0-based indices of the pages that said so.
     public var pageIndices: [Int]?
+
+    enum CodingKeys: String, CodingKey {
+        case source, unit, kind, message
+        case pageIndices = "page_indices"
+    }
 }
 
 /// A live view of a running job, for progress displays.

@@ -44,7 +44,7 @@ public struct JobRunOptions: Sendable {
     /// Sees the job's counters as they change (`trawl fetch --metrics-listen`); none by default.
     public var metricsObserver: (any JobMetricsObserver)?
     /// Told, once the state is read, what this run is: a new run after a finished one, or the resumption of an
-    /// interrupted one (`resuming run R: N pages kept, M units to go`). `trawl fetch` prints it on stderr.
+    /// interrupted one (`resuming run R: N pages kept, M to go`). `trawl fetch` prints it on stderr.
     public var announce: (@Sendable (String) -> Void)?
 
     public init(
@@ -155,6 +155,7 @@ public final class JobRunner: Sendable {
         if let childPlan { storeOptions.expandChildren = { childPlan.expand($0, $1) } }
         storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
+        if options.restart, !temporaryState { Self.removeStaged(besides: slots.map(\.output)) }
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
         let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count
         metrics.setUnits(total: selected.count, skipped: skipped)
@@ -166,10 +167,10 @@ public final class JobRunner: Sendable {
                         ? "; each output is written beside it (FILE\(Self.stagedSuffix)) and replaces it when complete"
                         : ""))
         } else if opened.resumed, !temporaryState {
-            let kept = opened.saved.values.reduce(0) { $0 + $1.pages }
             options.announce?(
-                "resuming run \(runID): \(kept) pages kept"
-                    + (skipped > 0 ? " and \(skipped) units done" : "") + ", \(pending.count) units to go")
+                Self.resumeLine(
+                    run: runID, kept: opened.saved.values.reduce(0) { $0 + $1.pages }, unitsDone: skipped,
+                    pending: pending.map { opened.saved[$0.ordinal] }))
         }
 
         var counts = JobReport.UnitCounts(total: selected.count, skipped: skipped)
@@ -264,6 +265,18 @@ public final class JobRunner: Sendable {
         return attributes[.type] as? FileAttributeType == .typeRegular
     }
 
+    /// `--restart` writes in place: a new snapshot staged by the run it discards (`FILE.trawl-next` of a refresh
+    /// interrupted after an earlier run finished) would never be completed or removed by any later run.
+    static func removeStaged(besides outputs: [String]) {
+        for output in Set(outputs) where !output.hasSuffix(stagedSuffix) {
+            let staged = output + stagedSuffix
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: staged),
+                attributes[.type] as? FileAttributeType == .typeRegular
+            else { continue }
+            try? FileManager.default.removeItem(atPath: staged)
+        }
+    }
+
     /// Renames each complete staged output over the one it replaces (rename(2): a reader sees the old snapshot or
     /// the new one, never a part).
     private func publishStaged(_ outputs: inout [JobReport.OutputRecord]) throws {
@@ -306,8 +319,13 @@ public final class JobRunner: Sendable {
     /// Walks one unit from its saved state; returns whether it failed.
     func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
-        let driver = UnitDriver(runner: self, unit: unit, store: store)
+        var driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
+        if let key = unit.primaryKey {
+            driver.distinct = DistinctItems(key: key, withMeta: options.withMeta)
+            // Pages kept from an earlier run were not read here: their keys are unknown.
+            if pagesBefore > 0 { driver.distinct?.markUnknown() }
+        }
         let walked = state.status != .done
         if walked, var stuck = state.stuck {
             // The kept page's pagination data cannot go on: the same failure, without asking the server again.
@@ -323,13 +341,13 @@ public final class JobRunner: Sendable {
                 try await driver.walk(&state)
                 state.status = .done
                 state.next = nil
-                if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil {
-                    let from = state.expectedFrom.map { " (\($0))" } ?? ""
+                if let expected = state.expectedItems, state.flag(.capped) == nil,
+                    let message = Self.shortOfTotal(
+                        expected: expected, from: state.expectedFrom, written: state.items, pages: state.pages,
+                        distinct: driver.distinct.map { ($0.key, $0.count) })
+                {
                     state.setFlag(CompletenessFlag(
-                        source: unit.source, unit: unit.id, kind: .shortOfTotal,
-                        message:
-                            "the server announced \(expected) items\(from) but its pages held \(state.items), "
-                            + "\(state.pages) page(s) written"))
+                        source: unit.source, unit: unit.id, kind: .shortOfTotal, message: message))
                 }
             } catch let failure as PaginationError {
                 var record = driver.record(failure)
@@ -349,6 +367,44 @@ public final class JobRunner: Sendable {
 }
 
 extension JobRunner {
+    /// `resuming run R: N pages kept, M to go`: M pages when every unit to go is a planned walk whose page count
+    /// its first page gave, else `M units to go (pages unknown)`. `pending`: the saved state of each unit to go.
+    static func resumeLine(run: String, kept: Int, unitsDone: Int, pending: [Checkpoint.UnitState?]) -> String {
+        var line = "resuming run \(run): \(kept) page\(kept == 1 ? "" : "s") kept"
+        if unitsDone > 0 { line += " and \(unitsDone) unit\(unitsDone == 1 ? "" : "s") done" }
+        let pagesToGo = pending.reduce(Optional(0)) { sum, state in
+            guard let sum, let state else { return nil }
+            if state.status == .done { return sum }
+            guard let total = state.pageTotal else { return nil }
+            return sum + max(0, total - state.pages)
+        }
+        if let pagesToGo { return line + ", \(pagesToGo) to go" }
+        return line + ", \(pending.count) unit\(pending.count == 1 ? "" : "s") to go (pages unknown)"
+    }
+
+    /// Why a walk that ended is short of the total its server announced, or `nil` when it is not: the distinct
+    /// items are compared when the unit has a primary key and they were all counted (`distinct`: the key and the
+    /// count, `nil` when unknown), else the items written, and the message says which.
+    static func shortOfTotal(
+        expected: Int, from: String?, written: Int, pages: Int, distinct: (key: JSONKeyPath, count: Int?)?
+    ) -> String? {
+        let counted = distinct?.count ?? written
+        guard counted < expected else { return nil }
+        let announced = "the server announced \(expected) items" + (from.map { " (\($0))" } ?? "")
+        let pageCount = "\(pages) page\(pages == 1 ? "" : "s")"
+        switch distinct {
+        case .some((let key, .some(let count))):
+            return "\(announced); \(written) items were written (\(pageCount)), \(count) distinct by the primary key "
+                + "\(key)"
+        case .some((let key, .none)):
+            return "\(announced); \(written) items were written (\(pageCount)); distinct items by the primary key "
+                + "\(key) are not known (pages kept from an earlier run), so written items were compared"
+        case .none:
+            return "\(announced); \(written) items were written (\(pageCount)); with no primary key, written items "
+                + "were compared, not distinct ones"
+        }
+    }
+
     /// A runner for `job`'s units (only `shard`'s, when given), with its secrets redacted from the state.
     ///
     /// ```swift

@@ -50,6 +50,8 @@ struct UnitDriver: Sendable {
     let runner: JobRunner
     let unit: WorkUnit
     let store: JobStore
+    /// With a primary key: the distinct items written, for the completeness check.
+    var distinct: DistinctItems? = nil
 
     var linesReader: PageLinesReader {
         let source = JSONValue.string(unit.source).json
@@ -208,6 +210,7 @@ struct UnitDriver: Sendable {
         if let failure = plan.failure, !plan.failureConcernsNextPage { state.stuck = record(failure) }
         noteIncompleteResults(fetched, index: index, state: &state)
         noteIncremental(fetched, state: &state)
+        distinct?.add(fetched.lines)
         state.pages = plan.pagesCompleted
         state.items = plan.itemsCompleted
         if isFirst {

@@ -37,18 +37,20 @@ struct Checkpoint: Codable, Sendable {
         return try Self.encoded(sealed)
     }
 
-    private static func encoded(_ checkpoint: Checkpoint) throws -> [UInt8] {
+    private static func encoded(_ checkpoint: Checkpoint, legacy: Bool = false) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        if legacy { encoder.keyEncodingStrategy = .custom { LegacyReportKeys.camelCase($0) } }
         return [UInt8](try encoder.encode(checkpoint))
     }
 
-    /// SHA-256 of the sorted-keys encoding without the seal: what the seal says.
-    private func contentDigest() throws -> String {
+    /// SHA-256 of the sorted-keys encoding without the seal: what the seal says. `legacy`: as earlier releases
+    /// encoded it, with the report types' camelCase keys (`pageIndices`, `keptPages`, …).
+    func contentDigest(legacy: Bool = false) throws -> String {
         var unsealed = self
         unsealed.seal = nil
         var hasher = SHA256()
-        hasher.update(try Self.encoded(unsealed))
+        hasher.update(try Self.encoded(unsealed, legacy: legacy))
         return hasher.hexDigest()
     }
 
@@ -57,9 +59,13 @@ struct Checkpoint: Codable, Sendable {
 
     /// Reads `checkpoint.json`, and whether its content still matches its seal (true for an older, unsealed one).
     static func read(_ bytes: [UInt8]) throws -> (checkpoint: Checkpoint, intact: Bool) {
-        let checkpoint = try JSONDecoder().decode(Checkpoint.self, from: Data(bytes))
+        let decoder = JSONDecoder()
+        // The flags and failure records it holds had camelCase keys before the report went snake_case.
+        decoder.keyDecodingStrategy = .custom { LegacyReportKeys.snakeCase($0) }
+        let checkpoint = try decoder.decode(Checkpoint.self, from: Data(bytes))
         guard let seal = checkpoint.seal else { return (checkpoint, checkpoint.version < sealedVersion) }
-        return (checkpoint, try checkpoint.contentDigest() == seal)
+        let intact = try checkpoint.contentDigest() == seal || checkpoint.contentDigest(legacy: true) == seal
+        return (checkpoint, intact)
     }
 
     struct OutputState: Codable, Sendable, Equatable {

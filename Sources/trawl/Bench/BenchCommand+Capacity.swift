@@ -67,6 +67,7 @@ extension Bench {
         if json {
             var object = BenchCapacitySearch.json(steps, maxRate: maxRate)
             object["thresholds"] = threshold
+            object["version"] = BenchReport.formatVersion
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

@@ -26,8 +26,6 @@ struct Report: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         var reports: [JobReport] = []
         for path in merge {
             // A report is a file from elsewhere: read only up to 64 MiB (docs/security.md).
@@ -42,7 +40,7 @@ struct Report: AsyncParsableCommand {
             }
             let data = Data(read)
             do {
-                reports.append(try decoder.decode(JobReport.self, from: data))
+                reports.append(try JobReport.decoded(from: data))
             } catch {
                 throw CLIFailure(
                     "error: \(path) is not a report of trawl fetch --report (--merge): \(Self.reason(error))")

@@ -42,7 +42,10 @@ struct StateCommand: ParsableCommand {
         ]
     }
 
+    /// Prints `object` as JSON with the layout's `version` (snake_case keys, as the report and bench JSON).
     static func print(_ object: [String: Any]) throws {
+        var object = object
+        object["version"] = 1
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
         Swift.print(String(decoding: data, as: UTF8.self))
     }
