@@ -323,7 +323,9 @@ public final class JobRunner: Sendable {
                 try await driver.walk(&state)
                 state.status = .done
                 state.next = nil
-                if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil {
+                if let expected = state.expectedItems, state.items < expected, state.flag(.capped) == nil,
+                    state.flag(.drift) == nil
+                {
                     let from = state.expectedFrom.map { " (\($0))" } ?? ""
                     state.setFlag(CompletenessFlag(
                         source: unit.source, unit: unit.id, kind: .shortOfTotal,
