@@ -35,6 +35,8 @@ struct DriftCheck {
     private(set) var repeatedPages: [Int] = []
     private(set) var repeatedKeys: [String] = []
     private(set) var overCap = false
+    /// Items written by the unit (both passes, items without the key included).
+    private(set) var keptTotal = 0
 
     init(path: JSONKeyPath, cap: Int = DriftCheck.keyCap) {
         self.path = path
@@ -101,6 +103,7 @@ struct DriftCheck {
             out.append(UInt8(ascii: "\n"))
             kept += 1
         }
+        keptTotal += kept
         return (out, kept)
     }
 

@@ -171,7 +171,7 @@ struct UnitDriver: Sendable {
         let stillShort = again.expectedItems.map { after.distinctInPass < $0 } ?? false
         if !after.drifted, !stillShort {
             // Settled: the unit holds each key of the range once; the count to check is the re-read's.
-            (state.items, state.expectedItems) = (after.written.count, again.expectedItems)
+            (state.items, state.expectedItems) = (after.keptTotal, again.expectedItems)
         } else {
             flagDrift(
                 "the range did not settle on a re-read: "
