@@ -69,9 +69,16 @@ extension TestServer {
             the README's search: /paged/page over 250 items
         GET /feed/NAME?since=DATE&per_page=K
             a changing feed, oldest first: [{"id","seq","updated_at","rev"}] with ETag,
-            Last-Modified and Link rel="next" (page=P); since_seq=N, after=SEQ,
-            before=SEQ, order=desc, no_store=1, delay_ms=D. Under `trawl serve` a feed
-            starts with items when first asked for, then grows and changes by itself
+            Last-Modified and Link rel="next" (page=P); until=DATE (exclusive: since
+            and until make the window [since, until)), since_seq=N, until_seq=N,
+            after=SEQ, before=SEQ, order=desc, no_store=1, delay_ms=D. Under `trawl
+            serve` a feed starts with items when first asked for, then grows and
+            changes by itself
+        GET /drifting/NAME?offset=O&limit=L&insert=N[&delete=N][&after=K][&every=K]
+            an offset (or page=P&per_page=L) listing of n rows (default 30) that
+            changes while it is paged: N rows put at (or taken from) the head after
+            request K (default 1) of that NAME, again every K requests with every=K
+            ({"items":[{"id","name"}],"offset","total"}): drift for --primary-key
         POST /shop/token
             the demo shop's OAuth2 client credentials grant for client_id demo,
             client_secret demo-secret (HTTP Basic or form body): {"access_token",

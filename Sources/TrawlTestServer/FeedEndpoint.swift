@@ -10,7 +10,8 @@ import Synchronization
 /// A bare array per page, in `seq` order (`order=desc`: newest first), with a GitHub-like `Link: <…>; rel="next"`.
 ///
 /// Query: `since=DATE` keeps items with `updated_at >= DATE` (compared as `YYYY-MM-DDTHH:MM:SSZ` text),
-/// `since_seq=N` items with `seq >= N`; `ignore_since=1` ignores both (a server without the filter);
+/// `since_seq=N` items with `seq >= N`; `until=DATE` (`until_seq=N`) keeps items below it, exclusive, so that
+/// `since=A&until=B` is the half-open window `[A, B)` (a time-ranged feed); `ignore_since=1` ignores all four;
 /// `after=SEQ` (`before=SEQ`) items with a greater (smaller) `seq`;
 /// `per_page` (default 10), `page` (from 1), `delay_ms=MS` (wait before answering).
 /// Paging by seq (`/shop/feed/NAME`): the `Link` asks for `after=` the page's last `seq` (`before=` with
@@ -33,6 +34,9 @@ enum FeedEndpoint {
         if !target.flag("ignore_since") {
             if let since = target.value("since") { items = items.filter { updatedAt($0.seq) >= since } }
             if let since = target.int("since_seq") { items = items.filter { $0.seq >= since } }
+            // The upper bounds are exclusive: `since=A&until=B` is the half-open window [A, B).
+            if let until = target.value("until") { items = items.filter { updatedAt($0.seq) < until } }
+            if let until = target.int("until_seq") { items = items.filter { $0.seq < until } }
         }
         if let after = target.int("after") { items = items.filter { $0.seq > after } }
         if let before = target.int("before") { items = items.filter { $0.seq < before } }

@@ -73,6 +73,7 @@ enum Router {
         case ("protected", 1): return ProtectedEndpoint.response(for: request)
         case ("oauth", 2): return OAuthEndpoint.response(for: request, book: book)
         case ("feed", 2): return FeedEndpoint.response(for: request, name: segments[1], book: book)
+        case ("drifting", 2): return DriftingListing.response(for: request, name: segments[1], book: book)
         case ("shop", _): return ShopEndpoint.response(for: request, book: book)
         case ("family", _): return FamilyEndpoint.response(for: request)
         case ("paged", 2): return PaginatedAPI.response(for: request, style: segments[1], book: book)

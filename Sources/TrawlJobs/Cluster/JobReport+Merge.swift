@@ -68,6 +68,10 @@ extension JobStats {
             sum.rateLimitWaitSeconds = finite(sum.rateLimitWaitSeconds + stats.rateLimitWaitSeconds)
             sum.cappedWaits = saturatingSum(sum.cappedWaits, stats.cappedWaits)
             sum.notModified = saturatingSum(sum.notModified, stats.notModified)
+            if let dropped = stats.duplicatesDropped {
+                sum.duplicatesDropped = saturatingSum(sum.duplicatesDropped ?? 0, dropped)
+            }
+            if let rereads = stats.rereads { sum.rereads = saturatingSum(sum.rereads ?? 0, rereads) }
             let weight = Double(stats.requests)
             weighted.p50 = finite(weighted.p50 + finite(stats.latencyMs.p50) * weight)
             weighted.p90 = finite(weighted.p90 + finite(stats.latencyMs.p90) * weight)

@@ -171,6 +171,9 @@ public struct JobSettings: Sendable, Hashable {
     /// A unit that ends with fewer items than its server announced (in the body or a header) is no failure of the
     /// job (`--allow-short` / `allow_short`): it is flagged, and `trawl fetch` exits 0.
     public var allowShort = false
+    /// A walk with a primary key that drifted and did not settle on a re-read (`--allow-drift` / `allow_drift`):
+    /// it is flagged, each key written once, and `trawl fetch` exits 0.
+    public var allowDrift = false
     /// Longest wait for a connection (`--connect-timeout`); `nil` for the engine's default.
     public var connectTimeout: Duration?
     /// CAs, client certificate and verification for every source (a source's `tls:` overrides key by key).

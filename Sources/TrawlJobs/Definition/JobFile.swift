@@ -37,6 +37,7 @@ extension Job {
     ///   sensitive_headers: [X-Tenant-Key]             # stripped across origins and redacted, like Authorization
     ///   stop_on_status: [404]                         # ends a walk cleanly after its first page (DRF's end)
     ///   allow_short: true      # fewer items than the server announced is no failure (a search API's cap)
+    ///   allow_drift: true      # keys that repeat or go missing (data changing under a primary_key walk) exit 0
     ///   connect_timeout_s: 10
     ///   http: "2"              # "1.1", "2" (offered over https, the default) or "2-prior-knowledge"
     ///   tls: {ca_file: ca.pem, ca_path: certs/, cert: client.pem, key: client.key, insecure: false}
@@ -86,7 +87,7 @@ struct JobFileReader {
     static let jobKeys = ["settings", "sources"]
     static let settingsKeys = [
         "concurrency", "per_host", "rate", "attempts", "backoff_ms", "max_backoff_ms", "max_wait_s", "timeout_s",
-        "trusted_origins", "sensitive_headers", "stop_on_status", "allow_short",
+        "trusted_origins", "sensitive_headers", "stop_on_status", "allow_short", "allow_drift",
         "connect_timeout_s", "tls", "http", "auth", "cache", "on_not_modified",
     ] + clusterSettingsKeys
     static let sourceKeys = [
@@ -176,6 +177,11 @@ struct JobFileReader {
                     throw error(value, field, "expected true or false, found \(kind(value))")
                 }
                 settings.allowShort = flag
+            case "allow_drift":
+                guard value.tagName == .bool, let flag = value.bool else {
+                    throw error(value, field, "expected true or false, found \(kind(value))")
+                }
+                settings.allowDrift = flag
             case "connect_timeout_s": settings.connectTimeout = try seconds(value, field, positive: true)
             case "tls": settings.tls = try tls(value, field)
             case "http": settings.http = try http(value, field)

@@ -113,6 +113,10 @@ public struct JobStats: Sendable, Codable {
     /// Pages the server answered `304 Not Modified` (conditional requests with `--cache`): the stored page was
     /// used. Counted in `requests` and `pages` too.
     public var notModified = 0
+    /// With a primary key: items dropped because their key was written already (absent when none).
+    public var duplicatesDropped: Int? = nil
+    /// With a primary key: pages read again after drift (absent when none).
+    public var rereads: Int? = nil
     public var latencyMs = Percentiles()
 
     enum CodingKeys: String, CodingKey {
@@ -168,6 +172,11 @@ public struct CompletenessFlag: Sendable, Codable, Equatable {
         case capped
         /// The pages held fewer items than the first page announced.
         case shortOfTotal = "short_of_total"
+        /// With a primary key: keys repeated or missing that a re-read did not settle (or a walk that cannot be
+        /// read again), named in the message; `trawl fetch` exits 1 unless `allow_drift`.
+        case drift
+        /// With a primary key: more keys than ``DriftCheck/keyCap``; the rest were written unchecked.
+        case driftUnchecked = "drift_unchecked"
     }
 
     public var source: String
@@ -263,6 +272,25 @@ final class JobMetrics: Sendable {
             state.totals.stats.notModified += 1
             state.sources[source, default: Scope()].stats.notModified += 1
             state.hosts[host, default: Scope()].stats.notModified += 1
+        }
+    }
+
+    /// A page read again after drift (``DriftCheck``).
+    func reread(source: String) {
+        state.withLock { state in
+            let before = state.sources[source]?.stats.rereads ?? 0
+            state.totals.stats.rereads = (state.totals.stats.rereads ?? 0) + 1
+            state.sources[source, default: Scope()].stats.rereads = before + 1
+        }
+    }
+
+    /// Items dropped because their key was written already.
+    func duplicatesDropped(source: String, _ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { state in
+            let before = state.sources[source]?.stats.duplicatesDropped ?? 0
+            state.totals.stats.duplicatesDropped = (state.totals.stats.duplicatesDropped ?? 0) + count
+            state.sources[source, default: Scope()].stats.duplicatesDropped = before + count
         }
     }
 

@@ -341,7 +341,7 @@ public final class JobRunner: Sendable {
                 try await driver.walk(&state)
                 state.status = .done
                 state.next = nil
-                if let expected = state.expectedItems, state.flag(.capped) == nil,
+                if let expected = state.expectedItems, state.flag(.capped) == nil, state.flag(.drift) == nil,
                     let message = Self.shortOfTotal(
                         expected: expected, from: state.expectedFrom, written: state.items, pages: state.pages,
                         distinct: driver.distinct.map { ($0.key, $0.count) })

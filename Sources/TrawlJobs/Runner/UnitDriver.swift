@@ -19,6 +19,8 @@ final class CommitPipeline {
     let byteLimit = 16 << 20
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
     private var pendingBytes = 0
+    /// With a primary key: the keys written, to drop repeats and tell drift (``DriftCheck``).
+    var drift: DriftCheck?
 
     init(driver: UnitDriver) { self.driver = driver }
 
@@ -90,6 +92,9 @@ struct UnitDriver: Sendable {
     /// Walks the unit's remaining pages; every page is durable when it returns (or throws).
     func walk(_ state: inout Checkpoint.UnitState) async throws {
         let commits = CommitPipeline(driver: self)
+        defer {
+            if let drift = commits.drift { runner.metrics.duplicatesDropped(source: unit.source, drift.duplicatesDropped) }
+        }
         do {
             try await walkPages(&state, commits: commits)
         } catch {
@@ -111,7 +116,6 @@ struct UnitDriver: Sendable {
     /// ones in tasks of their own, up to `pagesInFlightPerUnit`, committed in order.
     private func walkPages(_ state: inout Checkpoint.UnitState, commits: CommitPipeline) async throws {
         let strategy = unit.pagination
-        let reader = linesReader
         let settings = runner.settings
         let limits = PagePlan.Limits(
             concurrency: runner.pagesInFlightPerUnit, maxPages: unit.maxPages, maxItems: unit.maxItems,
@@ -125,7 +129,6 @@ struct UnitDriver: Sendable {
         base.trustedOrigins = origins.trusted
         let restore = self.restore
         var plan: PagePlan
-        var openEnded = false
         if let first = state.first {
             let response = try stored { try first.pageResponse(base: base, unredact: restore) }
             plan = PagePlan(
@@ -144,6 +147,52 @@ struct UnitDriver: Sendable {
         } else {
             plan = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
         }
+        let fresh = state.pages == 0
+        // An incremental source's items are matched by key across runs by its window (a changed item is written
+        // again, by design): drift detection is for the other walks.
+        if let key = unit.primaryKey, unit.incremental == nil {
+            commits.drift = DriftCheck(path: DriftCheck.linePath(key, withMeta: runner.options.withMeta))
+        }
+        try await drive(&plan, state: &state, commits: commits, reread: false)
+        guard fresh, let drift = commits.drift, !drift.overCap else {
+            if commits.drift?.overCap == true { flagDriftUnchecked(state: &state) }
+            return
+        }
+        let short = state.expectedItems.map { drift.distinctInPass < $0 && state.flag(.capped) == nil } ?? false
+        guard drift.drifted || short else { return }
+        let firstPass = (pages: drift.drifted ? drift.pagesText() : nil, keys: drift.repeatedKeys)
+        guard strategy.canReread else {
+            flagDrift(
+                "a cursor or next-URL walk cannot be read again: "
+                    + driftText(firstPass, short: short, state: state, distinct: drift.distinctInPass),
+                state: &state)
+            return
+        }
+        // Drift: the whole range once more from its first page, writing only the keys the first pass missed.
+        commits.drift?.startPass()
+        var again = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
+        try await drive(&again, state: &state, commits: commits, reread: true)
+        guard let after = commits.drift, !after.overCap else { return flagDriftUnchecked(state: &state) }
+        let stillShort = again.expectedItems.map { after.distinctInPass < $0 } ?? false
+        if !after.drifted, !stillShort {
+            // Settled: the unit holds each key of the range once; the count to check is the re-read's.
+            (state.items, state.expectedItems) = (after.keptTotal, again.expectedItems)
+        } else {
+            flagDrift(
+                "the range did not settle on a re-read: "
+                    + driftText((after.drifted ? after.pagesText() : nil, after.repeatedKeys), short: stillShort,
+                        state: state, announced: again.expectedItems, distinct: after.distinctInPass),
+                state: &state)
+        }
+    }
+
+    /// Fetches and commits `plan`'s pages until it is done; a re-read (`reread`) writes only the keys not written
+    /// yet and leaves the unit's position alone.
+    private func drive(
+        _ plan: inout PagePlan, state: inout Checkpoint.UnitState, commits: CommitPipeline, reread: Bool
+    ) async throws {
+        let reader = linesReader
+        var openEnded = false
         let loop = runner.loop(for: unit)  // the unit task's own (`JobRunner.loop(for:)`): `Task {}` would not inherit it
         var inFlight: [(page: PageRequest, task: Task<PageLines, any Error>)] = []
         defer {
@@ -165,7 +214,11 @@ struct UnitDriver: Sendable {
                 }
                 do {
                     let fetched = try await fetch(page, index: index, reader: reader)
-                    try await completed(fetched, page, index: index, plan: &plan, state: &state, commits: commits)
+                    if reread {
+                        try await rereadPage(fetched, page, index: index, plan: &plan, state: state, commits: commits)
+                    } else {
+                        try await completed(fetched, page, index: index, plan: &plan, state: &state, commits: commits)
+                    }
                 } catch let error as PaginationError {
                     plan.failed(error)
                 }
@@ -177,17 +230,65 @@ struct UnitDriver: Sendable {
                     } onCancel: {
                         task.cancel()
                     }
-                    try await completed(fetched, page, index: state.pages, plan: &plan, state: &state, commits: commits)
+                    if reread {
+                        try await rereadPage(
+                            fetched, page, index: plan.pagesCompleted, plan: &plan, state: state, commits: commits)
+                    } else {
+                        try await completed(
+                            fetched, page, index: state.pages, plan: &plan, state: &state, commits: commits)
+                    }
                 } catch let error as PaginationError {
                     plan.failed(error)
                 }
             case .done:
-                if case .serial(let reason) = plan.cut { flagSerialCut(reason, state: &state) }
+                if !reread, case .serial(let reason) = plan.cut { flagSerialCut(reason, state: &state) }
                 return
             case .fail(let error):
                 throw error
             }
         }
+    }
+
+    /// A page of the re-read after drift: its keys not written yet are written, under the unit's current state.
+    private func rereadPage(
+        _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
+        state: Checkpoint.UnitState, commits: CommitPipeline
+    ) async throws {
+        let response = PageResponse(
+            request: page.request, position: page.position, itemCount: fetched.itemCount,
+            captured: fetched.captured, head: fetched.head)
+        plan.completed(response)
+        if !plan.failureKeepsCompletedPage, let failure = plan.failure { throw failure }
+        var fetched = fetched
+        if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index) {
+            (fetched.lines, fetched.keptAfterDrift) = (lines, kept)
+        }
+        runner.metrics.reread(source: unit.source)
+        try await commits.submit(fetched, state: state)
+    }
+
+    private func driftText(
+        _ seen: (pages: String?, keys: [String]), short: Bool, state: Checkpoint.UnitState, announced: Int? = nil,
+        distinct: Int
+    ) -> String {
+        var parts: [String] = []
+        if let pages = seen.pages {
+            parts.append("keys read twice on \(pages) (\(seen.keys.joined(separator: ", ")))")
+        }
+        if short, let expected = announced ?? state.expectedItems {
+            parts.append("\(distinct) distinct keys of \(expected) announced")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    private func flagDrift(_ message: String, state: inout Checkpoint.UnitState) {
+        state.setFlag(CompletenessFlag(source: unit.source, unit: unit.id, kind: .drift, message: message))
+    }
+
+    private func flagDriftUnchecked(state: inout Checkpoint.UnitState) {
+        state.setFlag(CompletenessFlag(
+            source: unit.source, unit: unit.id, kind: .driftUnchecked,
+            message: "more than \(DriftCheck.keyCap) keys: duplicates past them were not looked for"))
     }
 
     /// Counts a page the plan was waiting for and hands it to the writer with the state it leads to. A page whose
@@ -228,6 +329,10 @@ struct UnitDriver: Sendable {
         }
         let children = runner.childPlan?.batches(
             for: unit, lines: fetched.lines, firstIndex: state.items - fetched.itemCount) ?? []
+        var fetched = fetched
+        if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index) {
+            (fetched.lines, fetched.keptAfterDrift) = (lines, kept)
+        }
         try await commits.submit(fetched, state: state, children: children)
     }
 

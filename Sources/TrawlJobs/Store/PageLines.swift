@@ -19,9 +19,11 @@ struct PageLines: Sendable {
     /// The server answered `304` and the stored page was used; `skipped` when its items were not written again.
     var notModified = false
     var skipped = false
+    /// With a primary key: the items left once the keys already written are dropped (``DriftCheck``).
+    var keptAfterDrift: Int?
 
     /// The items this page adds to the output.
-    var writtenItems: Int { skipped ? 0 : incremental?.kept ?? itemCount }
+    var writtenItems: Int { skipped ? 0 : keptAfterDrift ?? incremental?.kept ?? itemCount }
 }
 
 /// Turns the items of one page into JSONL lines as its body streams through the ``PageExchange``; a page is the

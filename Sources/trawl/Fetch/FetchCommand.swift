@@ -252,6 +252,12 @@ struct Fetch: AsyncParsableCommand {
             FileHandle.standardError.write(Data(TerminalText.safe(text).utf8))
             throw ExitCode(1)
         }
+        let drifted = result.flags.filter { $0.kind == .drift }
+        if !drifted.isEmpty, !job.settings.allowDrift {
+            FileHandle.standardError.write(
+                Data(TerminalText.safe(JobSummary.driftText(drifted, outputs: result.outputs)).utf8))
+            throw ExitCode(1)
+        }
         let short = result.flags.filter { $0.kind == .shortOfTotal }
         if !short.isEmpty, !job.settings.allowShort {
             let text = JobSummary.shortText(short, outputs: result.outputs)

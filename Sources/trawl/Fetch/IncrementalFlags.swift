@@ -27,7 +27,11 @@ struct IncrementalFlags: ParsableArguments {
 
     @Option(
         name: .customLong("primary-key"),
-        help: "Key path of each item's identity: an item written by an earlier run is written again only if changed.")
+        help: """
+            Key path of each item's identity. Incremental: an item written by an earlier run is written again only \
+            if changed. Otherwise: each key is written once, and a walk whose keys repeat or go missing (data \
+            changing under it) is read again once (see --allow-drift).
+            """)
     var primaryKey: String?
 
     static let jobFileMessage =

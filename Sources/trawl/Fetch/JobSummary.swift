@@ -37,6 +37,11 @@ enum JobSummary {
                 format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", totals.latencyMs.p50,
                 totals.latencyMs.p90, totals.latencyMs.p99, totals.latencyMs.max))
         if totals.notModified > 0 { lines.append("not modified: \(totals.notModified) pages (304: the stored page)") }
+        if totals.duplicatesDropped != nil || totals.rereads != nil {
+            lines.append(
+                "drift: \(totals.duplicatesDropped ?? 0) duplicate item(s) dropped by primary key, "
+                    + "\(totals.rereads ?? 0) page(s) re-read")
+        }
         for (name, stats) in report.sources.sorted(by: { $0.key < $1.key }) {
             lines.append(
                 "  \(name): \(stats.pages) pages, \(stats.items) items, \(stats.retries) retries, "
@@ -101,6 +106,21 @@ enum JobSummary {
         lines.append(
             "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
                 + "to accept that, pass --allow-short (job file: settings.allow_short: true)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Why a run whose pages all succeeded is no success: units drifted (keys repeated or missing) and a re-read
+    /// did not settle them.
+    static func driftText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
+        var lines = ["error: \(flags.count) unit(s) drifted while they were walked (their data changed):"]
+        for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
+        if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
+        for output in outputs {
+            lines.append("written: \(output.path) (\(output.bytes) bytes): each key once, the first answer kept")
+        }
+        lines.append(
+            "run again when the data is quiet, or keep the distinct items with --allow-drift "
+                + "(job file: settings.allow_drift: true)")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -30,6 +30,14 @@ struct WalkFlags: ParsableArguments {
             """)
     var allowShort = false
 
+    @Flag(
+        name: .customLong("allow-drift"),
+        help: """
+            Exit 0 though a walk with --primary-key drifted (keys repeated or missing) and a re-read did not \
+            settle it: each key is written once, the first answer kept (job file: allow_drift).
+            """)
+    var allowDrift = false
+
     func validate() throws {
         for origin in trustedOrigins where !(origin.hasPrefix("https://") || origin.hasPrefix("http://")) {
             throw ValidationError("--trusted-origin '\(origin)' is not an http:// or https:// origin")
@@ -46,5 +54,6 @@ struct WalkFlags: ParsableArguments {
         settings.sensitiveHeaders.formUnion(sensitiveHeaders.map { $0.lowercased() })
         settings.stopStatuses.formUnion(stopStatuses)
         if allowShort { settings.allowShort = true }
+        if allowDrift { settings.allowDrift = true }
     }
 }

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import TrawlTestSupport
+import TrawlTestServer
+
+// Drift detection with a primary key (issue 39, point 3): `trawl fetch --primary-key id` over `/drifting/NAME`, an
+// offset listing that inserts or deletes rows at its head after its first request.
+
+/// `trawl fetch` of `/drifting/NAME?QUERY` as an offset walk (10 a page) with the report in report.json.
+private func driftArguments(_ server: TestServer, _ name: String, _ query: String, extra: [String]) -> [String] {
+    [
+        "fetch", "--url", server.url("/drifting/\(name)?offset=0&limit=10&\(query)"), "--items", "items",
+        "--paginate", "offset", "--total", "total", "-o", "out.jsonl", "-q", "--report", "report.json",
+    ] + extra
+}
+
+/// The `id` of every line of `text`, in order.
+private func ids(_ text: String) throws -> [Int] {
+    try text.split(separator: "\n").map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return try #require(object?["id"] as? Int, "\(line)")
+    }
+}
+
+/// The report's totals.
+private func totals(_ workspace: Workspace) throws -> [String: Any] {
+    let report = try JSONSerialization.jsonObject(with: workspace.data("report.json")) as? [String: Any]
+    return try #require(report?["totals"] as? [String: Any])
+}
+
+/// The requests the listing `name` got.
+private func requests(_ server: TestServer, _ name: String) -> Int {
+    server.requestLog.filter { $0.target.hasPrefix("/drifting/\(name)?") }.count
+}
+
+@Suite("drift detection with a primary key", .endToEnd)
+struct DriftCLITests {
+    @Test("a row inserted at the head while an offset walk runs: re-read once, each key once, the new row too")
+    func insertedRowSettles() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let run = try await trawl(driftArguments(server, "ins", "insert=1", extra: ["--primary-key", "id"]), in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ids(workspace.text("out.jsonl"))
+            // First pass (serial: each page says the total): 1...10, 10...19 (10 again: dropped), 20...29, 30; the
+            // re-read (31 rows, 4 pages) adds 31, the new head.
+            #expect(written.count == 31, "\(written)")
+            #expect(Set(written) == Set(1...31), "\(written)")
+            let stats = try totals(workspace)
+            #expect(stats["duplicatesDropped"] as? Int == 1 + 30, "\(stats)")  // 10 once, then the re-read's 30
+            #expect(stats["rereads"] as? Int == 4, "\(stats)")  // the re-read's 4 pages (31 rows)
+            #expect(requests(server, "ins") == 4 + 4)
+            #expect(try ids(workspace.text("out.jsonl")).last == 31)
+        }
+    }
+
+    @Test("a row deleted from the head: fewer distinct keys than announced is drift; the re-read finds the skipped row")
+    func deletedRowSettles() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let run = try await trawl(driftArguments(server, "del", "delete=1", extra: ["--primary-key", "id"]), in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ids(workspace.text("out.jsonl"))
+            // First pass: 1...10, 12...21, 22...30 (11 skipped: 29 keys of 30 announced); the re-read writes 11.
+            #expect(written.count == 30, "\(written)")
+            #expect(Set(written) == Set(1...30), "\(written)")
+            #expect(written.last == 11)
+            let stats = try totals(workspace)
+            #expect(stats["rereads"] as? Int == 3, "\(stats)")
+        }
+    }
+
+    @Test("a listing that never settles: exit 1 naming the pages and keys; --allow-drift keeps each key once")
+    func unsettledFailsOrIsAllowed() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // A new head row on every request from the second on: the re-read drifts again.
+            let failed = try await trawl(
+                driftArguments(server, "busy", "insert=1&every=1", extra: ["--primary-key", "id"]), in: workspace)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.stderr.contains("drifted"), "\(failed.stderr)")
+            #expect(failed.stderr.contains("the range did not settle on a re-read: keys read twice on page index"),
+                "\(failed.stderr)")
+            #expect(failed.stderr.contains("--allow-drift"), "\(failed.stderr)")
+            #expect(failed.stdout.isEmpty)
+            let kept = try ids(workspace.text("out.jsonl"))
+            #expect(kept.count == Set(kept).count, "each key once: \(kept)")
+            let allowed = try await trawl(
+                driftArguments(server, "busy2", "insert=1&every=1", extra: ["--primary-key", "id", "--allow-drift"]),
+                in: workspace)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            let written = try ids(workspace.text("out.jsonl"))
+            #expect(written.count == Set(written).count, "each key once: \(written)")
+            #expect(Set(1...30).isSubset(of: Set(written)), "\(written)")
+        }
+    }
+
+    @Test("without a primary key nothing changes: the repeated row is written twice, no re-read")
+    func noPrimaryKeyNoChange() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let run = try await trawl(driftArguments(server, "plain", "insert=1", extra: []), in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try ids(workspace.text("out.jsonl")) == Array(1...10) + Array(10...30))
+            #expect(requests(server, "plain") == 4)
+            let stats = try totals(workspace)
+            #expect(stats["rereads"] == nil && stats["duplicatesDropped"] == nil, "\(stats)")
+            #expect(!run.stderr.contains("drift"))
+        }
+    }
+
+    @Test("the job file's primary_key and allow_drift do what the flags do")
+    func jobFileKeys() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try workspace.write(
+                "job.yaml",
+                """
+                settings: {allow_drift: true}
+                sources:
+                  - name: rows
+                    url: "\(server.url("/drifting/jobbusy?offset=0&limit=10&insert=1&every=1"))"
+                    paginate: {style: offset, total: total}
+                    items: items
+                    primary_key: id
+                """)
+            let run = try await trawl(["fetch", "job.yaml", "-o", "job.jsonl", "-q"], in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ids(workspace.text("job.jsonl"))
+            #expect(written.count == Set(written).count, "\(written)")
+            try workspace.write("job.yaml", workspace.text("job.yaml").replacingOccurrences(of: "true", with: "false")
+                .replacingOccurrences(of: "jobbusy", with: "jobbusy2"))
+            let failed = try await trawl(["fetch", "job.yaml", "-o", "job.jsonl", "-q"], in: workspace)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.stderr.contains("rows [rows]: the range did not settle"), "\(failed.stderr)")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TrawlJSON
+import TrawlTestSupport
+
+@testable import TrawlJobs
+
+/// ``DriftCheck`` without sockets: which lines a unit writes once it has a primary key, and what counts as drift.
+@Suite("drift check", .hangGuard)
+struct DriftCheckTests {
+    private func lines(_ ids: [Int]) -> [UInt8] {
+        Array(ids.map { "{\"id\":\($0),\"v\":\"x\"}\n" }.joined().utf8)
+    }
+
+    private func ids(_ bytes: [UInt8]) -> [Int] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? Int
+        }
+    }
+
+    @Test("a key written once is dropped after; a key twice in one pass is drift, named with its page")
+    func repeatsDroppedAndNamed() {
+        var check = DriftCheck(path: "id")
+        let first = check.filter(lines([1, 2, 3]), index: 0)
+        #expect(ids(first.lines) == [1, 2, 3] && first.kept == 3)
+        let second = check.filter(lines([3, 4, 5]), index: 1)
+        #expect(ids(second.lines) == [4, 5] && second.kept == 2)
+        #expect(check.duplicatesDropped == 1 && check.drifted)
+        #expect(check.repeatedPages == [1] && check.repeatedKeys == ["3"])
+        #expect(check.pagesText() == "page index 1")
+        #expect(check.distinctInPass == 5 && check.keptTotal == 5)
+    }
+
+    @Test("a new pass forgets the repeats but keeps the keys written: the re-read writes only what was missed")
+    func rereadWritesMissedOnly() {
+        var check = DriftCheck(path: "id")
+        _ = check.filter(lines([1, 2, 4]), index: 0)
+        check.startPass()
+        #expect(!check.drifted && check.distinctInPass == 0)
+        let again = check.filter(lines([1, 2, 3, 4]), index: 0)
+        #expect(ids(again.lines) == [3])
+        #expect(!check.drifted && check.distinctInPass == 4 && check.duplicatesDropped == 3)
+    }
+
+    @Test("items without the key are all written; equal keys of other JSON types are other keys")
+    func unkeyedAndTyped() {
+        var check = DriftCheck(path: "id")
+        let page = Array("{\"v\":1}\n{\"v\":1}\n{\"id\":\"1\"}\n{\"id\":1}\n{\"id\":null}\n".utf8)
+        #expect(check.filter(page, index: 0).kept == 5)
+        #expect(check.duplicatesDropped == 0 && !check.drifted)
+    }
+
+    @Test("past the cap the unit stops checking: every item is written, overCap says so")
+    func capBoundsMemory() {
+        var check = DriftCheck(path: "id", cap: 2)
+        let out = check.filter(lines([1, 2, 3, 3, 1]), index: 0)
+        #expect(check.overCap)
+        #expect(ids(out.lines) == [1, 2, 3, 3, 1], "unchecked past the cap")
+        #expect(check.written.count == 2)
+        #expect(DriftCheck.keyCap == 1_000_000)
+    }
+
+    @Test("with metadata lines the key is read under item")
+    func metaPath() {
+        #expect(DriftCheck.linePath("id", withMeta: true) == JSONKeyPath("item.id"))
+        #expect(DriftCheck.linePath("a.b", withMeta: false) == JSONKeyPath("a.b"))
+        var check = DriftCheck(path: DriftCheck.linePath("id", withMeta: true))
+        let page = Array("{\"page\":0,\"item\":{\"id\":7}}\n{\"page\":1,\"item\":{\"id\":7}}\n".utf8)
+        #expect(check.filter(page, index: 1).kept == 1)
+    }
+}
