@@ -48,7 +48,7 @@ struct DriftCLITests {
             #expect(written.count == 31, "\(written)")
             #expect(Set(written) == Set(1...31), "\(written)")
             let stats = try totals(workspace)
-            #expect(stats["duplicatesDropped"] as? Int == 1 + 30, "\(stats)")  // 10 once, then the re-read's 30
+            #expect(stats["duplicates_dropped"] as? Int == 1 + 30, "\(stats)")  // 10 once, then the re-read's 30
             #expect(stats["rereads"] as? Int == 4, "\(stats)")  // the re-read's 4 pages (31 rows)
             #expect(requests(server, "ins") == 4 + 4)
             #expect(try ids(workspace.text("out.jsonl")).last == 31)
@@ -108,7 +108,7 @@ struct DriftCLITests {
             #expect(try ids(workspace.text("out.jsonl")) == Array(1...10) + Array(10...30))
             #expect(requests(server, "plain") == 4)
             let stats = try totals(workspace)
-            #expect(stats["rereads"] == nil && stats["duplicatesDropped"] == nil, "\(stats)")
+            #expect(stats["rereads"] == nil && stats["duplicates_dropped"] == nil, "\(stats)")
             #expect(!run.stderr.contains("drift"))
         }
     }

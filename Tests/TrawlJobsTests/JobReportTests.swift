@@ -295,4 +295,19 @@ struct JobStatsAddedTests {
         #expect(counters(JobStats.added([stats(.min), stats(.max)])) == Array(repeating: -1, count: 9))
         #expect(counters(JobStats.added([stats(.max), stats(-1), stats(1)])) == Array(repeating: .max, count: 9))
     }
+
+    @Test("drift counters: summed where any shard has them, absent where none does, and written snake_case")
+    func driftCounters() throws {
+        var drifted = JobStats()
+        drifted.duplicatesDropped = 3
+        drifted.rereads = .max
+        var other = JobStats()
+        other.rereads = 2
+        let sum = JobStats.added([drifted, JobStats(), other])
+        #expect(sum.duplicatesDropped == 3 && sum.rereads == .max)
+        let none = JobStats.added([JobStats(), JobStats()])
+        #expect(none.duplicatesDropped == nil && none.rereads == nil)
+        let json = try #require(String(data: try JSONEncoder().encode(sum), encoding: .utf8))
+        #expect(json.contains("\"duplicates_dropped\":3") && json.contains("\"rereads\":"), "\(json)")
+    }
 }

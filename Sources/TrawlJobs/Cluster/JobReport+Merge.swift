@@ -52,6 +52,14 @@ extension JobReport {
     }
 }
 
+/// Two optional counters added up: absent when both are. A function of its own, not branches in `added`'s loop
+/// (nested branches there once made the optimizer run for many minutes; `scripts/build-times` guards it).
+@inline(never)
+private func optionalSum(_ first: Int?, _ second: Int?) -> Int? {
+    guard first != nil || second != nil else { return nil }
+    return saturatingSum(first ?? 0, second ?? 0)
+}
+
 extension JobStats {
     /// The counters added up; see `JobReport.merged` for the latencies.
     static func added(_ all: [JobStats]) -> JobStats {
@@ -68,10 +76,8 @@ extension JobStats {
             sum.rateLimitWaitSeconds = finite(sum.rateLimitWaitSeconds + stats.rateLimitWaitSeconds)
             sum.cappedWaits = saturatingSum(sum.cappedWaits, stats.cappedWaits)
             sum.notModified = saturatingSum(sum.notModified, stats.notModified)
-            if let dropped = stats.duplicatesDropped {
-                sum.duplicatesDropped = saturatingSum(sum.duplicatesDropped ?? 0, dropped)
-            }
-            if let rereads = stats.rereads { sum.rereads = saturatingSum(sum.rereads ?? 0, rereads) }
+            sum.duplicatesDropped = optionalSum(sum.duplicatesDropped, stats.duplicatesDropped)
+            sum.rereads = optionalSum(sum.rereads, stats.rereads)
             let weight = Double(stats.requests)
             weighted.p50 = finite(weighted.p50 + finite(stats.latencyMs.p50) * weight)
             weighted.p90 = finite(weighted.p90 + finite(stats.latencyMs.p90) * weight)

@@ -126,6 +126,8 @@ public struct JobStats: Sendable, Codable {
         case rateLimitWaitSeconds = "rate_limit_wait_seconds"
         case cappedWaits = "capped_waits"
         case notModified = "not_modified"
+        case duplicatesDropped = "duplicates_dropped"
+        case rereads
         case latencyMs = "latency_ms"
     }
 

@@ -259,6 +259,9 @@ struct UnitDriver: Sendable {
             captured: fetched.captured, head: fetched.head)
         plan.completed(response)
         if !plan.failureKeepsCompletedPage, let failure = plan.failure { throw failure }
+        // The completeness check counts the keys of every page read, the re-read's (which found what the first
+        // pass missed) included.
+        distinct?.add(fetched.lines)
         var fetched = fetched
         if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index) {
             (fetched.lines, fetched.keptAfterDrift) = (lines, kept)
