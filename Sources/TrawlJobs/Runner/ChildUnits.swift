@@ -152,19 +152,19 @@ extension DependentSource {
     }
 }
 
-/// Child ordinals: `2^62 | source << 52 | parent << 32 | index`; a parent unit's seal has index `2^32 - 1`. Job
+/// Child ordinals: `2^62 | source << 52 | parent << 32 | index`; a parent unit's end has index `2^32 - 1`. Job
 /// ordinals are below a million (2^20), sources below 1,024, children per parent unit below 2^32 - 1: the
 /// ordinals of one job never collide, and sort as (source, parent unit, item).
 enum ChildOrdinal {
-    static let sealIndex = 0xFFFF_FFFF
+    static let endIndex = 0xFFFF_FFFF
 
-    static func isSeal(_ ordinal: Int) -> Bool { ordinal >= 1 << 62 && ordinal & 0xFFFF_FFFF == sealIndex }
+    static func isParentEnd(_ ordinal: Int) -> Bool { ordinal >= 1 << 62 && ordinal & 0xFFFF_FFFF == endIndex }
 
     static func child(source: Int, parent: Int, index: Int) -> Int {
         1 << 62 | (source & 0x3FF) << 52 | (parent & 0xF_FFFF) << 32 | (index & 0xFFFF_FFFF)
     }
 
-    static func seal(source: Int, parent: Int) -> Int { child(source: source, parent: parent, index: sealIndex) }
+    static func parentEnd(source: Int, parent: Int) -> Int { child(source: source, parent: parent, index: endIndex) }
 }
 
 extension PageLinesReader {

@@ -46,28 +46,28 @@ final class ChildPlan: Sendable {
     /// Whether this run (its shard) runs the child unit.
     func inShard(_ child: WorkUnit) -> Bool { filter?(child) ?? true }
 
-    /// `slots` with one seal per parent unit and child source, in job order (sources in order, a child source's
-    /// seals in the order of their parent units).
+    /// `slots` with one parent end per parent unit and child source, in job order (sources in order, a child source's
+    /// ends in the order of their parent units).
     func slots(_ slots: [JobStore.UnitSlot], selected: [WorkUnit]) -> [JobStore.UnitSlot] {
         var keyed: [(source: Int, ordinal: Int, slot: JobStore.UnitSlot)] = zip(selected, slots).map {
             ($0.sourceIndex, $0.ordinal, $1)
         }
         for parent in selected where isParent(parent) {
             for child in dependents[parent.sourceIndex] ?? [] {
-                let key = SealKey(source: child.sourceIndex, parent: parent.ordinal)
-                let seal = JobStore.UnitSlot(
-                    ordinal: ChildOrdinal.seal(source: child.sourceIndex, parent: parent.ordinal),
+                let key = ParentEndKey(source: child.sourceIndex, parent: parent.ordinal)
+                let end = JobStore.UnitSlot(
+                    ordinal: ChildOrdinal.parentEnd(source: child.sourceIndex, parent: parent.ordinal),
                     id: "\(child.name) (children of \(parent.id))", output: outputs[child.sourceIndex] ?? "",
-                    seal: key)
-                keyed.append((child.sourceIndex, parent.ordinal, seal))
+                    parentEnd: key)
+                keyed.append((child.sourceIndex, parent.ordinal, end))
             }
         }
         return keyed.sorted { ($0.source, $0.ordinal) < ($1.source, $1.ordinal) }.map(\.slot)
     }
 
-    /// On open: the child units a seal's recorded descriptors make; those of this shard are queued to run unless
+    /// On open: the child units a parent end's recorded descriptors make; those of this shard are queued to run unless
     /// `isMerged` (their output is final).
-    func expand(_ key: SealKey, _ lines: [[UInt8]]) -> [JobStore.UnitSlot] {
+    func expand(_ key: ParentEndKey, _ lines: [[UInt8]]) -> [JobStore.UnitSlot] {
         guard let parent = parents[key.parent],
             let source = dependents[parent.sourceIndex]?.first(where: { $0.sourceIndex == key.source })
         else { return [] }
@@ -97,7 +97,7 @@ final class ChildPlan: Sendable {
         var made: [(unit: WorkUnit, problem: String?)] = []
         for source in sources {
             var batch = ChildBatch(
-                seal: SealKey(source: source.sourceIndex, parent: parent.ordinal), lines: [], slots: [])
+                end: ParentEndKey(source: source.sourceIndex, parent: parent.ordinal), lines: [], slots: [])
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             for (offset, item) in items.enumerated() {
@@ -171,15 +171,15 @@ extension JobRunner {
             })
     }
 
-    /// Runs `pending` and the child units as they come, at most `concurrency` units at once; returns per unit
-    /// whether it failed.
+    /// Runs `pending` and the child units as they come, at most `concurrency` units at once; returns how each
+    /// ended.
     func runWithChildren(
         _ pending: [WorkUnit], saved: [Int: Checkpoint.UnitState], merged: Set<Int>, store: JobStore,
-        plan: ChildPlan, run: @escaping @Sendable (WorkUnit, Checkpoint.UnitState?) async throws -> Bool
-    ) async throws -> [Bool] {
+        plan: ChildPlan, run: @escaping @Sendable (WorkUnit, Checkpoint.UnitState?) async throws -> UnitOutcome
+    ) async throws -> [UnitOutcome] {
         let width = max(1, settings.concurrency)
-        return try await withThrowingTaskGroup(of: Bool?.self) { group in
-            var results: [Bool] = []
+        return try await withThrowingTaskGroup(of: UnitOutcome?.self) { group in
+            var results: [UnitOutcome] = []
             var queue = pending[...]
             var running = 0
             var waiting = false
@@ -210,8 +210,8 @@ extension JobRunner {
                     }
                 }
                 guard let outcome = try await group.next() else { break }
-                if let failed = outcome {
-                    results.append(failed)
+                if let outcome {
+                    results.append(outcome)
                     running -= 1
                 } else {
                     waiting = false
@@ -223,7 +223,7 @@ extension JobRunner {
     }
 
     /// A child unit whose URL cannot be made (the parent item lacks a value it names): failed and reported.
-    private func failChild(_ unit: WorkUnit, _ problem: String, store: JobStore) async throws -> Bool {
+    private func failChild(_ unit: WorkUnit, _ problem: String, store: JobStore) async throws -> UnitOutcome {
         var state = Checkpoint.UnitState(id: unit.id)
         state.status = .failed
         state.failure = redact(problem)
@@ -232,7 +232,7 @@ extension JobRunner {
             attempts: 0, status: nil, error: redact(problem)))
         try await store.finishUnit(ordinal: unit.ordinal, state: state)
         metrics.unitFinished(failed: true)
-        return true
+        return .failed(reason: redact(problem))
     }
 }
 

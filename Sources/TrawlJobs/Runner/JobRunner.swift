@@ -157,7 +157,7 @@ public final class JobRunner: Sendable {
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         if options.restart, !temporaryState { Self.removeStaged(besides: slots.map(\.output)) }
         let pending = selected.filter { !opened.merged.contains($0.ordinal) }
-        let skipped = opened.merged.filter { !ChildOrdinal.isSeal($0) }.count
+        let skipped = opened.merged.filter { !ChildOrdinal.isParentEnd($0) }.count
         metrics.setUnits(total: selected.count, skipped: skipped)
         if afterFinished {
             let previous = existing?.run.map { "run \($0)" } ?? "the last run"
@@ -185,8 +185,8 @@ public final class JobRunner: Sendable {
             return try await runUnits(pending, saved: opened.saved, store: store)
         }
         if childPlan != nil { counts.total = skipped + outcomes.count }
-        counts.done = outcomes.filter { !$0 }.count
-        counts.failed = outcomes.filter { $0 }.count
+        counts.done = outcomes.filter { $0 == .done }.count
+        counts.failed = outcomes.filter(\.failed).count
         await scheduler.cancelAll()
         var closed = try await store.close()
         if closed.complete, temporaryState { try? FileManager.default.removeItem(atPath: stateDirectory) }
@@ -207,13 +207,13 @@ public final class JobRunner: Sendable {
         return report
     }
 
-    /// Runs units, at most `concurrency` at once, in job order; returns per unit whether it failed.
+    /// Runs units, at most `concurrency` at once, in job order; returns how each ended.
     private func runUnits(_ pending: [WorkUnit], saved: [Int: Checkpoint.UnitState], store: JobStore)
-        async throws -> [Bool]
+        async throws -> [UnitOutcome]
     {
         let width = max(1, settings.concurrency)
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
-            var results: [Bool] = []
+        return try await withThrowingTaskGroup(of: UnitOutcome.self) { group in
+            var results: [UnitOutcome] = []
             var next = 0
             func start() {
                 let unit = pending[next]
@@ -224,8 +224,8 @@ public final class JobRunner: Sendable {
                 next += 1
             }
             while next < pending.count, next < width { start() }
-            while let failed = try await group.next() {
-                results.append(failed)
+            while let outcome = try await group.next() {
+                results.append(outcome)
                 if next < pending.count { start() }
             }
             return results
@@ -316,8 +316,8 @@ public final class JobRunner: Sendable {
 
     // MARK: - One unit
 
-    /// Walks one unit from its saved state; returns whether it failed.
-    func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> Bool {
+    /// Walks one unit from its saved state; returns how it ended.
+    func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> UnitOutcome {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
         var driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
@@ -362,7 +362,21 @@ public final class JobRunner: Sendable {
         if !walked || state.first == nil { metrics.planned(pages: state.pages - pagesBefore) }
         try await store.finishUnit(ordinal: unit.ordinal, state: state)
         metrics.unitFinished(failed: state.status == .failed)
-        return state.status == .failed
+        return state.status == .failed ? .failed(reason: state.failure ?? "") : .done
+    }
+}
+
+/// How a unit's walk ended (a walk that throws, cancelled or stopped by a store error, ends the job instead).
+enum UnitOutcome: Sendable, Equatable {
+    /// Every page is written, in this run or an earlier one.
+    case done
+    /// A page failed for good; `reason` is its failure as the state records it (redacted). The pages before it
+    /// are kept.
+    case failed(reason: String)
+
+    var failed: Bool {
+        if case .failed = self { return true }
+        return false
     }
 }
 

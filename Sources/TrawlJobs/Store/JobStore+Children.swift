@@ -1,9 +1,9 @@
 import Foundation
 import TrawlEngine
 
-/// A parent unit's children of one child source: the unit that holds them in the output order (its seal) is
+/// A parent unit's children of one child source: the unit that holds them in the output order (its parent end) is
 /// `parent`'s, for the source at index `source`.
-struct SealKey: Sendable, Hashable {
+struct ParentEndKey: Sendable, Hashable {
     var source: Int
     var parent: Int
 
@@ -11,9 +11,9 @@ struct SealKey: Sendable, Hashable {
 }
 
 /// The children one parent page brought: their descriptor lines (appended to the parent unit's children file)
-/// and the slots of those this run writes (in this shard), placed before the seal in the output order.
+/// and the slots of those this run writes (in this shard), placed before the parent end in the output order.
 struct ChildBatch: Sendable {
-    var seal: SealKey
+    var end: ParentEndKey
     var lines: [UInt8]
     var slots: [JobStore.UnitSlot]
 }
@@ -21,9 +21,9 @@ struct ChildBatch: Sendable {
 /// Dynamic child units (a source with `parent:`).
 ///
 /// The children of a parent unit are known only as its pages arrive, so each child source's place in the output
-/// order holds one *seal* per parent unit; a child unit is inserted before its parent's seal as the parent page
-/// naming it is committed, and the seal is done when the parent unit is (it has no segment). The merge cannot pass
-/// a seal before every child of its parent is known, so the output holds children in parent order whatever order
+/// order holds one *parent end* per parent unit; a child unit is inserted before its parent's end as the parent
+/// page naming it is committed, and the end is done when the parent unit is (it has no segment). The merge cannot
+/// pass an end before every child of its parent is known, so the output holds children in parent order whatever order
 /// they finished in.
 ///
 /// A parent page's children are recorded in `children/SOURCE-PARENT.jsonl` (one descriptor line each) in the same
@@ -31,36 +31,32 @@ struct ChildBatch: Sendable {
 /// run cuts the file back, rebuilds exactly the child units of the committed parent pages (same ordinals, same
 /// order), resumes those not merged, and the parent's remaining pages add the rest.
 extension JobStore {
-    static func childrenPath(_ stateDirectory: String, _ key: SealKey) -> String {
+    static func childrenPath(_ stateDirectory: String, _ key: ParentEndKey) -> String {
         stateDirectory + "/children/\(key.text).jsonl"
     }
 
-    /// On open: the seals' recorded children, cut back to their checkpointed lengths, placed before each seal.
+    /// On open: the parent ends' recorded children, cut back to their checkpointed lengths, placed before each end.
     static func openChildren(_ writer: WriterState, checkpoint: Checkpoint, options: Options) throws {
-        let seals = writer.slots.values.filter { $0.seal != nil }
-        guard !seals.isEmpty else { return }
+        let ends = writer.slots.values.filter { $0.parentEnd != nil }
+        guard !ends.isEmpty else { return }
         try createDirectoryDurably(options.stateDirectory + "/children")
-        for slot in seals {
-            guard let key = slot.seal else { continue }
-            writer.seals[key.parent, default: []].append(slot)
+        for slot in ends {
+            guard let key = slot.parentEnd else { continue }
+            writer.parentEnds[key] = slot
             let length = checkpoint.children?[key.text] ?? 0
             let file = try DurableFile(path: childrenPath(options.stateDirectory, key), truncatingTo: length)
             writer.children[key] = file
             guard length > 0, let bytes = try DurableFiles.read(file.path) else { continue }
             let lines = bytes.prefix(Int(length)).split(separator: UInt8(ascii: "\n")).map { Array($0) }
             let slots = options.expandChildren?(key, lines) ?? []
-            insert(slots, before: slot, in: writer)
+            place(slots, before: slot, in: writer)
         }
     }
 
-    /// Puts `slots` in the output order right before `seal`.
-    private static func insert(_ slots: [UnitSlot], before seal: UnitSlot, in writer: WriterState) {
-        guard !slots.isEmpty, var ordinals = writer.order[seal.output],
-            let position = ordinals.firstIndex(of: seal.ordinal)
-        else { return }
-        ordinals.insert(contentsOf: slots.map(\.ordinal), at: position)
-        writer.order[seal.output] = ordinals
+    /// Puts `slots` in the output order right before `end`.
+    private static func place(_ slots: [UnitSlot], before end: UnitSlot, in writer: WriterState) {
         for slot in slots { writer.slots[slot.ordinal] = slot }
+        _ = writer.ledger.childrenAnnounced(slots.map(\.ordinal), before: end.ordinal)
     }
 
     /// Queues a parent page together with its children: one batch writes both, so no checkpoint holds one
@@ -85,22 +81,11 @@ extension JobStore {
 
     /// On the writer thread: appends the descriptors, records the length, places the slots.
     func writeChildren(_ batch: ChildBatch) throws {
-        guard let file = writer.children[batch.seal],
-            let seal = writer.seals[batch.seal.parent]?.first(where: { $0.seal == batch.seal })
-        else { return }
+        guard let file = writer.children[batch.end], let end = writer.parentEnds[batch.end] else { return }
         try file.append(batch.lines)
         var lengths = writer.checkpoint.children ?? [:]
-        lengths[batch.seal.text] = file.length
+        lengths[batch.end.text] = file.length
         writer.checkpoint.children = lengths
-        Self.insert(batch.slots, before: seal, in: writer)
-    }
-
-    /// On the writer thread: a parent unit is done, so every child of it is known; its seals are done.
-    func sealChildren(of parent: Int) {
-        for seal in writer.seals[parent] ?? [] where writer.checkpoint.units[String(seal.ordinal)] == nil {
-            var state = Checkpoint.UnitState(id: seal.id)
-            state.status = .done
-            writer.checkpoint.units[String(seal.ordinal)] = state
-        }
+        Self.place(batch.slots, before: end, in: writer)
     }
 }

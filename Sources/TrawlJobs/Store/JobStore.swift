@@ -31,8 +31,8 @@ final class JobStore: Sendable {
         var redact: @Sendable (String) -> String
         /// An incremental run's id, kept in the checkpoint.
         var runID: String? = nil
-        /// The child units recorded for a seal's parent unit (`JobStore+Children.swift`), on resume.
-        var expandChildren: (@Sendable (SealKey, [[UInt8]]) -> [UnitSlot])?
+        /// The child units recorded for a parent end's unit (`JobStore+Children.swift`), on resume.
+        var expandChildren: (@Sendable (ParentEndKey, [[UInt8]]) -> [UnitSlot])?
         /// A state directory trawl names itself (no `--state`): a link planted at that predictable path is refused.
         var temporary = false
     }
@@ -42,8 +42,8 @@ final class JobStore: Sendable {
         var ordinal: Int
         var id: String
         var output: String
-        /// Set on the seal of a parent unit's children (see `JobStore+Children.swift`).
-        var seal: SealKey? = nil
+        /// Set on the parent end of a parent unit's children (see `JobStore+Children.swift`).
+        var parentEnd: ParentEndKey? = nil
     }
 
     /// What the store found when it opened: units to skip or resume.
@@ -92,21 +92,24 @@ final class JobStore: Sendable {
         var indexes: [Int: DurableFile] = [:]
         /// Held from `open` until the writer stops: one run per state directory.
         var lock: FileLock?
-        /// Per output, the ordinals of its units in order.
-        var order: [String: [Int]] = [:]
+        /// The output rules: what goes where, when (`OutputLedger`).
+        var ledger: OutputLedger
         var slots: [Int: UnitSlot] = [:]
         var failure: (any Error)?
         var closed: Closed?
-        /// Children files by seal key, and the seals of each parent unit.
-        var children: [SealKey: DurableFile] = [:]
-        var seals: [Int: [UnitSlot]] = [:]
+        /// Children files and parent-end slots by key.
+        var children: [ParentEndKey: DurableFile] = [:]
+        var parentEnds: [ParentEndKey: UnitSlot] = [:]
 
-        init(checkpoint: Checkpoint) { self.checkpoint = checkpoint }
+        init(checkpoint: Checkpoint, ledger: OutputLedger) {
+            self.checkpoint = checkpoint
+            self.ledger = ledger
+        }
     }
 
     let options: Options
     let queue = Mutex(Queue())
-    let signal = DispatchSemaphore(value: 0)
+    let signal = WriterWakeup()
     let writer: WriterState
     private let checkpointPath: String
     private let segmentDirectory: String
@@ -169,24 +172,27 @@ final class JobStore: Sendable {
         var checkpoint = existing ?? Checkpoint(
             fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
         if checkpoint.run == nil { checkpoint.run = options.runID }
-        let writer = WriterState(checkpoint: checkpoint)
-        writer.lock = lock
-        var merged = Set<Int>()
         var order: [String: [Int]] = [:]
+        var ends: [Int: [Int]] = [:]
         for unit in units {
             order[unit.output, default: []].append(unit.ordinal)
-            writer.slots[unit.ordinal] = unit
+            if let key = unit.parentEnd { ends[key.parent, default: []].append(unit.ordinal) }
         }
-        writer.order = order
+        let writer = WriterState(checkpoint: checkpoint, ledger: OutputLedger(order: order, ends: ends))
+        writer.lock = lock
+        for unit in units { writer.slots[unit.ordinal] = unit }
         try openChildren(writer, checkpoint: checkpoint, options: options)
-        order = writer.order
         if existing != nil {
-            try undoUnrecordedMoves(checkpoint, order: order, segmentDirectory: segmentDirectory)
+            try undoUnrecordedMoves(checkpoint, order: writer.ledger.order, segmentDirectory: segmentDirectory)
         }
-        for output in Set(units.map(\.output)) {
-            var state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
-            // A provisional tail (an earlier run's, which ended with failures) is cut off below.
-            state.provisional = nil
+        let recordedUnits = Dictionary(uniqueKeysWithValues: checkpoint.units.compactMap { key, state in
+            Int(key).map { ($0, OutputLedger.Unit(status: OutputLedger.Status(state.status), segment: state.segment)) }
+        })
+        for action in writer.ledger.reopened(outputs: checkpoint.outputs, units: recordedUnits) {
+            // A provisional tail (an earlier run's, which ended with failures) or a torn one is cut off here.
+            guard case .truncateOutput(let output, _) = action, let state = writer.ledger.outputs[output] else {
+                continue
+            }
             checkpoint.outputs[output] = state
             let directory = PathName.parent(of: output)
             if !directory.isEmpty { try createDirectoryDurably(directory) }
@@ -201,11 +207,11 @@ final class JobStore: Sendable {
             } catch let error as FileError where error.operation == "resume" {
                 throw JobError.state("\(error)", hint: "pass --restart to write the output again from the start")
             }
-            for ordinal in (order[output] ?? []).prefix(state.merged) { merged.insert(ordinal) }
         }
+        let merged = Set(writer.ledger.order.keys.flatMap { writer.ledger.merged(in: $0) })
         var saved: [Int: Checkpoint.UnitState] = [:]
         for (key, state) in checkpoint.units {
-            guard let ordinal = Int(key), writer.slots[ordinal] != nil, !merged.contains(ordinal) else {
+            guard let ordinal = Int(key), writer.ledger.units[ordinal] != nil else {
                 checkpoint.units[key] = nil
                 continue
             }
@@ -316,15 +322,12 @@ final class JobStore: Sendable {
         let clock = ContinuousClock()
         var lastBatch: ContinuousClock.Instant?
         while true {
-            signal.wait()
+            signal.waitForWork()
             if let lastBatch {
-                let due = lastBatch + Self.minimumBatchInterval
-                let now = clock.now
                 // No wait once the last unit has ended: nothing more will join the batch (walk (c) spent its
                 // last 20 ms here before merging).
-                if now < due, !queue.withLock({ $0.closed || $0.unitsLeft.map { $0 <= 0 } == true }) {
-                    let wait = now.duration(to: due)
-                    usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000))
+                signal.hold(until: lastBatch + Self.minimumBatchInterval) {
+                    queue.withLock { $0.closed || $0.unitsLeft.map { $0 <= 0 } == true }
                 }
             }
             lastBatch = clock.now
@@ -363,34 +366,16 @@ final class JobStore: Sendable {
     }
 
     /// Appends, past each output's merged units, the segments of the units after them in job order, and records
-    /// the new length as provisional.
+    /// the new length as provisional (`OutputLedger.closing`).
     private func appendProvisionalTails() throws {
-        for (output, ordinals) in writer.order {
-            guard var state = writer.checkpoint.outputs[output], let file = writer.outputFiles[output],
-                state.merged < ordinals.count
-            else { continue }
-            for ordinal in ordinals[state.merged...] {
-                guard let unit = writer.checkpoint.units[String(ordinal)], unit.segment > 0 else { continue }
-                let path = segmentDirectory + "/\(ordinal).jsonl"
-                let copied = try file.appendContents(ofFile: path)
-                guard copied == unit.segment else {
-                    throw JobError.state(
-                        "the segment \(path) holds \(copied) bytes but the checkpoint recorded \(unit.segment)",
-                        hint: "it was changed outside trawl; pass --restart to fetch everything again")
-                }
-            }
-            try file.sync()
-            state.provisional = file.length
-            writer.checkpoint.outputs[output] = state
-        }
-        try writeCheckpoint()
+        for action in writer.ledger.closing() { try perform(action) }
     }
 
     /// What each output holds and every unit's completeness flags, from the checkpoint.
     private func summary() -> Closed {
         let checkpoint = writer.checkpoint
         var outputs: [JobReport.OutputRecord] = []
-        for (output, ordinals) in writer.order {
+        for (output, ordinals) in writer.ledger.order {
             let state = checkpoint.outputs[output] ?? Checkpoint.OutputState()
             var record = JobReport.OutputRecord(
                 path: output, bytes: state.provisional ?? state.length, units: state.merged, settledBytes: state.length,
@@ -421,7 +406,6 @@ final class JobStore: Sendable {
 
     /// Writes one batch: segments, their `fsync`, merges, the checkpoint; then wakes the callers.
     private func write(_ batch: [Operation]) {
-        var touched: [Int: DurableFile] = [:]
         // A unit's page records of the batch, appended to its index with one write (they must be durable only
         // with the checkpoint): a write per page was half of walk (c)'s 20,000 pwrite calls.
         var indexRecords: [Int: [UInt8]] = [:]
@@ -446,33 +430,32 @@ final class JobStore: Sendable {
                     segmentPages[ordinal] = gathered
                     if gathered.bytes >= Self.gatheredWrite { try flushSegment(ordinal) }
                     indexRecords[ordinal, default: []].append(contentsOf: record)
-                    touched[ordinal] = segment
                     var recorded = state
                     recorded.segment = segment.length + Int64(segmentPages[ordinal]?.bytes ?? 0)
                     recorded.pageDigest = SegmentIndex.digest(
                         writer.checkpoint.units[String(ordinal)]?.pageDigest, adding: record)
                     writer.checkpoint.units[String(ordinal)] = recorded
+                    for action in writer.ledger.pageCommitted(unit: ordinal, segment: recorded.segment) {
+                        try perform(action)
+                    }
                 case .children(let batch):
                     try writeChildren(batch)
                 case .unit(let ordinal, let state, _):
                     try flushSegment(ordinal)
-                    if state.status == .done { sealChildren(of: ordinal) }
                     var recorded = state
                     recorded.segment = writer.segments[ordinal]?.length ?? 0
                     recorded.pageDigest = writer.checkpoint.units[String(ordinal)]?.pageDigest
                     writer.checkpoint.units[String(ordinal)] = recorded
+                    let ended = writer.ledger.unitEnded(
+                        ordinal, status: OutputLedger.Status(state.status), segment: recorded.segment)
+                    for action in ended { try perform(action) }
                 }
             }
             for ordinal in Array(segmentPages.keys) { try flushSegment(ordinal) }
             for (ordinal, records) in indexRecords { try segmentFile(ordinal).index.append(records) }
-            for (ordinal, segment) in touched {
-                try segment.sync()
-                try writer.indexes[ordinal]?.sync()
-            }
             for file in writer.children.values { try file.sync() }
-            let mergedSegments = try merge()
-            try writeCheckpoint()
-            for path in mergedSegments { try? FileManager.default.removeItem(atPath: path) }
+            for action in writer.ledger.batchWritten() { try perform(action) }
+            for action in writer.ledger.checkpointWritten() { try perform(action) }
         } catch {
             writer.failure = error
             result = .failure(error)
@@ -495,49 +478,70 @@ final class JobStore: Sendable {
         return (file, index)
     }
 
-    /// Appends, in order, every done unit whose predecessors are all in the output; returns the segment paths
-    /// to delete once the checkpoint is durable.
-    private func merge() throws -> [String] {
-        var removable: [String] = []
-        for (output, ordinals) in writer.order {
-            guard var state = writer.checkpoint.outputs[output], var file = writer.outputFiles[output] else { continue }
-            var changed = false
-            while state.merged < ordinals.count {
-                let ordinal = ordinals[state.merged]
-                guard let unit = writer.checkpoint.units[String(ordinal)], unit.status == .done else { break }
-                if let segment = writer.segments[ordinal] {
-                    segment.close()
-                    writer.segments[ordinal] = nil
-                    if let moved = try Self.moveSegment(segment.path, over: file, length: segment.length) {
-                        file = moved
-                        writer.outputFiles[output] = moved
-                    } else {
-                        try file.appendContents(ofFile: segment.path)
-                        removable.append(segment.path)
-                    }
-                }
-                if let index = writer.indexes.removeValue(forKey: ordinal) {
-                    index.close()
-                    removable.append(index.path)
-                }
+    /// Does one of the ledger's actions, on the writer thread.
+    private func perform(_ action: OutputLedger.Action) throws {
+        switch action {
+        case .syncSegment(let ordinal):
+            try writer.segments[ordinal]?.sync()
+            try writer.indexes[ordinal]?.sync()
+        case .appendSegment(let ordinal, let output, let length):
+            guard var file = writer.outputFiles[output] else { return }
+            let path = segmentDirectory + "/\(ordinal).jsonl"
+            if let segment = writer.segments.removeValue(forKey: ordinal) { segment.close() }
+            if let moved = try Self.moveSegment(path, over: file, length: length) {
+                file = moved
+                writer.outputFiles[output] = moved
+            } else {
+                try checkCopied(try file.appendContents(ofFile: path), of: path, recorded: length)
+            }
+        case .appendCopy(let ordinal, let output, let length):
+            guard let file = writer.outputFiles[output] else { return }
+            let path = segmentDirectory + "/\(ordinal).jsonl"
+            try checkCopied(try file.appendContents(ofFile: path), of: path, recorded: length)
+        case .merged(let ordinal, _):
+            writer.segments.removeValue(forKey: ordinal)?.close()
+            writer.indexes.removeValue(forKey: ordinal)?.close()
+            let key = String(ordinal)
+            if let unit = writer.checkpoint.units[key] {
                 if let flags = unit.flags, !flags.isEmpty {
-                    writer.checkpoint.flags = (writer.checkpoint.flags ?? [:]).merging([String(ordinal): flags]) { $1 }
+                    writer.checkpoint.flags = (writer.checkpoint.flags ?? [:]).merging([key: flags]) { $1 }
                 }
                 writer.checkpoint.keepIncremental(of: unit, ordinal: ordinal)
-                writer.checkpoint.units[String(ordinal)] = nil
-                state.merged += 1
-                changed = true
             }
-            if changed {
-                try file.sync()
-                state.length = file.length
-                writer.checkpoint.outputs[output] = state
+            writer.checkpoint.units[key] = nil
+        case .syncOutput(let output, let state):
+            guard let synced = writer.outputFiles[output] else { return }
+            try synced.sync()
+            let expected = state.provisional ?? state.length
+            guard synced.length == expected else {
+                throw JobError.state(
+                    "the output \(output) holds \(synced.length) bytes where trawl wrote \(expected)",
+                    hint: "it was changed outside trawl while the job ran; pass --restart to write it again")
             }
+            writer.checkpoint.outputs[output] = state
+        case .parentEndDone(let ordinal):
+            var state = Checkpoint.UnitState(id: writer.slots[ordinal]?.id ?? String(ordinal))
+            state.status = .done
+            writer.checkpoint.units[String(ordinal)] = state
+        case .writeCheckpoint:
+            writer.checkpoint.complete = writer.ledger.complete
+            try writeCheckpoint()
+        case .removeSegment(let ordinal):
+            let path = segmentDirectory + "/\(ordinal).jsonl"
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: SegmentIndex.path(segment: path))
+        case .truncateOutput:
+            // Only on open, where the output is opened cut back (see `open`).
+            break
         }
-        writer.checkpoint.complete = writer.order.allSatisfy { output, ordinals in
-            (writer.checkpoint.outputs[output]?.merged ?? 0) == ordinals.count
+    }
+
+    private func checkCopied(_ copied: Int64, of path: String, recorded: Int64) throws {
+        guard copied == recorded else {
+            throw JobError.state(
+                "the segment \(path) holds \(copied) bytes but the checkpoint recorded \(recorded)",
+                hint: "it was changed outside trawl; pass --restart to fetch everything again")
         }
-        return removable
     }
 
     /// Creates `path` (and missing parents) and `fsync`s the parent of each directory created, so the files the
