@@ -113,10 +113,11 @@ extension TestServer {
                 (ratelimit_style=ietf: RateLimit-Remaining: 0, RateLimit-Reset: delta)
         POST /graphql?n=N&per_page=K
             a Relay connection data.items of N items {"id","name"}: the body's
-            variables.after is the cursor, variables.first the page size; nodes and/or
-            edges{cursor node} as the query names them, pageInfo{hasNextPage
-            endCursor}, rateLimit{remaining resetAt} when asked; errors_at=P (error=TEXT,
-            huge=1) answers errors on page P, null_cursor_at=P hasNextPage without cursor
+            variables.after is the cursor, variables.first the page size; nodes
+            and/or edges{cursor node} as the query names them, pageInfo{hasNextPage
+            endCursor}, rateLimit{remaining resetAt} when asked; errors_at=P
+            (error=TEXT, huge=1) answers errors on page P, null_cursor_at=P
+            hasNextPage without a cursor
         POST /bodypaged?n=N
             N items {"id"} paged by the JSON body: page.cursor, page.number or offset,
             page.size or limit; {"items":[...],"meta":{"next","total"}}
