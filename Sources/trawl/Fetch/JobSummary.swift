@@ -97,30 +97,31 @@ enum JobSummary {
 
     /// Why a run whose pages all succeeded is no success: units ended short of the total their server announced.
     static func shortText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
-        var lines = ["error: \(flags.count) unit(s) ended with fewer items than the server announced:"]
-        for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
-        if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
-        for output in outputs {
-            lines.append("written: \(output.path) (\(output.bytes) bytes): every item read is kept")
-        }
-        lines.append(
-            "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
+        flagsText(
+            "ended with fewer items than the server announced", flags, outputs: outputs, kept: "every item read is kept",
+            remedy: "the server's total may count what its pages do not serve (a search cap, items deleted meanwhile); "
                 + "to accept that, pass --allow-short (job file: settings.allow_short: true)")
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Why a run whose pages all succeeded is no success: units drifted (keys repeated or missing) and a re-read
     /// did not settle them.
     static func driftText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
-        var lines = ["error: \(flags.count) unit(s) drifted while they were walked (their data changed):"]
+        flagsText(
+            "drifted while they were walked (their data changed)", flags, outputs: outputs,
+            kept: "each key once, the first answer kept",
+            remedy: "run again when the data is quiet, or keep the distinct items with --allow-drift "
+                + "(job file: settings.allow_drift: true)")
+    }
+
+    /// The units flagged (the first 20), what each output kept, and what to do.
+    private static func flagsText(
+        _ what: String, _ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord], kept: String, remedy: String
+    ) -> String {
+        var lines = ["error: \(flags.count) unit(s) \(what):"]
         for flag in flags.prefix(20) { lines.append("  \(flag.source) [\(flag.unit)]: \(flag.message)") }
         if flags.count > 20 { lines.append("  … and \(flags.count - 20) more (see --report)") }
-        for output in outputs {
-            lines.append("written: \(output.path) (\(output.bytes) bytes): each key once, the first answer kept")
-        }
-        lines.append(
-            "run again when the data is quiet, or keep the distinct items with --allow-drift "
-                + "(job file: settings.allow_drift: true)")
+        for output in outputs { lines.append("written: \(output.path) (\(output.bytes) bytes): \(kept)") }
+        lines.append(remedy)
         return lines.joined(separator: "\n") + "\n"
     }
 
