@@ -20,13 +20,8 @@ final class DistinctItems: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var keys = Set<Digest>()
+        var keys = Set<KeyDigest>()
         var unknown = false
-    }
-
-    private struct Digest: Hashable {
-        var high: UInt64
-        var low: UInt64
     }
 
     init(key: JSONKeyPath, withMeta: Bool, limit: Int = 1_000_000) {
@@ -42,25 +37,23 @@ final class DistinctItems: Sendable {
     func add(_ lines: [UInt8]) {
         guard !state.withLock({ $0.unknown }) else { return }
         let decoder = JSONItemDecoder()
-        var digests: [Digest] = []
+        var digests: [KeyDigest] = []
         var start = lines.startIndex
         while start < lines.endIndex {
             let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.endIndex
             let line = lines[start..<end]
             start = end + 1
             guard !line.isEmpty else { continue }
-            var hasher = SHA256()
-            if let value = try? decoder.decode(JSONValue.self, from: Array(line), at: path), !value.isNull {
-                hasher.update(value.json)
-            } else {
-                hasher.update([0])
-                hasher.update(line)
-            }
-            let bytes = hasher.digest()
-            func word(_ offset: Int) -> UInt64 {
-                bytes[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
-            }
-            digests.append(Digest(high: word(0), low: word(8)))
+            let key = try? decoder.decode(JSONValue.self, from: Array(line), at: path)
+            digests.append(
+                KeyDigest { hasher in
+                    if let key, !key.isNull {
+                        hasher.update(key.json)
+                    } else {
+                        hasher.update([0])
+                        hasher.update(line)
+                    }
+                })
         }
         state.withLock { state in
             for digest in digests where !state.unknown {

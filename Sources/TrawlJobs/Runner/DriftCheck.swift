@@ -19,17 +19,12 @@ struct DriftCheck {
     /// Pages and keys named in a flag: the first ones only.
     static let namedCap = 10
 
-    struct Digest: Hashable {
-        var high: UInt64
-        var low: UInt64
-    }
-
     let path: JSONKeyPath
     let cap: Int
     /// Keys written by the unit (both passes).
-    private(set) var written: Set<Digest> = []
+    private(set) var written: Set<KeyDigest> = []
     /// Keys read in the current pass: a key read twice in one pass is drift.
-    private(set) var pass: Set<Digest> = []
+    private(set) var pass: Set<KeyDigest> = []
     private(set) var duplicatesDropped = 0
     /// Pages whose items repeated a key of the current pass, and the keys (as JSON, the first few).
     private(set) var repeatedPages: [Int] = []
@@ -78,12 +73,7 @@ struct DriftCheck {
                 continue
             }
             let json = key.json
-            var hasher = SHA256()
-            hasher.update(json)
-            let bytes = hasher.digest()
-            var digest = Digest(high: 0, low: 0)
-            for byte in bytes[0..<8] { digest.high = digest.high << 8 | UInt64(byte) }
-            for byte in bytes[8..<16] { digest.low = digest.low << 8 | UInt64(byte) }
+            let digest = KeyDigest { $0.update(json) }
             if !pass.insert(digest).inserted {
                 if repeatedPages.last != index { repeatedPages.append(index) }
                 if repeatedKeys.count < Self.namedCap {
