@@ -11,7 +11,9 @@
 #define TRAWL_CURL_SHIM_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <signal.h>
+#include <stdint.h>
 
 // MARK: - curl_easy_setopt, one wrapper per argument kind
 
@@ -133,6 +135,19 @@ static const int TRAWL_CURLPAUSE_CONT = CURLPAUSE_CONT;
 // SIG_IGN is a cast macro; Swift cannot spell it.
 static inline void trawl_ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
+}
+
+// OpenSSL 3 frees its global state from an atexit handler (OPENSSL_cleanup) unless told not to. The engine's loop
+// threads may still be closing connections (SSL_free, X509_STORE_free) while the process exits, and the two frees
+// raced: `trawl get` with SSL_CERT_DIR crashed in the allocator at exit. The OS reclaims that memory anyway, so this
+// asks OpenSSL, before libcurl initialises it, not to register the handler. Looked up at run time: libcurl brings
+// libcrypto in (no link or header dependency here), and another TLS backend simply has no such symbol.
+// Returns 1 when OpenSSL accepted, 0 when it is absent or refused.
+static inline int trawl_tls_keep_state_at_exit(void) {
+    typedef int (*trawl_openssl_init)(uint64_t, const void *);
+    trawl_openssl_init init = (trawl_openssl_init)dlsym(RTLD_DEFAULT, "OPENSSL_init_crypto");
+    if (init == NULL) return 0;
+    return init(0x00080000ULL /* OPENSSL_INIT_NO_ATEXIT, OpenSSL >= 1.1.1b */, NULL) == 1 ? 1 : 0;
 }
 
 #endif

@@ -34,6 +34,7 @@ public enum LinkedLibraries {
 
     /// libcurl's version, TLS backend, libraries, protocols and features.
     public static let curl: Curl = {
+        _ = curlGlobalInit  // version info may start OpenSSL: the exit rule must be set first
         guard let info = trawl_curl_version_info()?.pointee else {
             return Curl(version: "unknown", ssl: nil, libraries: [], protocols: [], features: [])
         }

@@ -119,6 +119,14 @@ func trawl(_ arguments: [String], in workspace: Workspace, environment: [String:
     return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
 }
 
+/// Runs `command` with `/bin/sh -c` in `workspace`, with the `trawl` binary on the PATH.
+func shell(_ command: String, in workspace: Workspace) async throws -> RunResult {
+    let child = try TrawlProcess(
+        ["-c", command], in: workspace, environment: [:], executable: URL(fileURLWithPath: "/bin/sh"))
+    let status = try await child.wait()
+    return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
+}
+
 /// Runs `trawl ARGUMENTS` to the end in a fresh temporary directory (removed afterwards).
 func trawl(_ arguments: [String]) async throws -> RunResult {
     let workspace = try Workspace()

@@ -11,14 +11,6 @@ private func tagged(_ tag: String, _ count: Int) -> String {
     (0..<count).map { SyntheticItems.json(id: $0, tag: tag) + "\n" }.joined()
 }
 
-/// Runs `command` with `/bin/sh -c` in `workspace`, with the `trawl` binary on the PATH.
-private func shell(_ command: String, in workspace: Workspace) async throws -> RunResult {
-    let child = try TrawlProcess(
-        ["-c", command], in: workspace, environment: [:], executable: URL(fileURLWithPath: "/bin/sh"))
-    let status = try await child.wait()
-    return RunResult(status: status, stdout: child.stdout, stderr: child.stderr)
-}
-
 @Suite("trawl fetch: failed pages, retries, caps and progress", .endToEnd)
 struct FetchRecoveryCLITests {
     /// Three units in job order; the middle one's third page answers 404 the first time it is asked for.

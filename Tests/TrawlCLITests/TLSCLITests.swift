@@ -54,6 +54,44 @@ struct TLSCLITests {
         }
     }
 
+    /// `trawl get` with `SSL_CERT_DIR` once crashed in the allocator at exit: OpenSSL's atexit handler freed its
+    /// state while the engine's loop thread was still closing the connection. The engine now asks OpenSSL not to
+    /// register that handler; a preloaded shim reports the handler if it runs (`openssl version` is the control).
+    @Test("the process exits without OpenSSL's exit handler freeing state a loop thread may still use")
+    func exitLeavesTLSStateAlone() async throws {
+        try await withPrivateCAServer { server, workspace in
+            let shim = #"""
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <stdio.h>
+                void OPENSSL_cleanup(void) {
+                    void (*real)(void) = (void (*)(void))dlsym(RTLD_NEXT, "OPENSSL_cleanup");
+                    fputs("[OPENSSL_cleanup ran]\n", stderr);
+                    if (real) real();
+                }
+                """#
+            try workspace.write("shim.c", shim)
+            let compile = try await shell(
+                """
+                for c in clang cc gcc /opt/swift/usr/bin/clang; do command -v "$c" >/dev/null && CC="$c" && break; done
+                [ -n "${CC:-}" ] || { echo "no C compiler: clang is part of the Swift toolchain" >&2; exit 1; }
+                "$CC" -shared -fPIC -o shim.so shim.c -ldl
+                """, in: workspace)
+            try #require(compile.status == 0, "\(compile.stderr)")
+            let control = try await shell("LD_PRELOAD=./shim.so openssl version", in: workspace)
+            #expect(control.stderr.contains("[OPENSSL_cleanup ran]"), "the shim sees OpenSSL's exit handler")
+
+            let shimPath = workspace.directory.appendingPathComponent("shim.so").path
+            for environment in [["SSL_CERT_DIR": server.path("certs")], ["CURL_CA_BUNDLE": server.caFile]] {
+                var variables = environment
+                variables["LD_PRELOAD"] = shimPath
+                let result = try await trawl(["get", "-s", server.url()], in: workspace, environment: variables)
+                #expect(result.status == 0, "\(environment): \(result.stderr)")
+                #expect(!result.stderr.contains("[OPENSSL_cleanup ran]"), "\(environment)")
+            }
+        }
+    }
+
     @Test("-k skips verification and says so in exactly one line on stderr")
     func insecureWarnsOnce() async throws {
         try await withPrivateCAServer { server, workspace in

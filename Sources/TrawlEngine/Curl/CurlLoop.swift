@@ -3,7 +3,10 @@ import Synchronization
 internal import CCurl
 
 /// libcurl's global state is initialised once per process (curl_global_init is not thread-safe).
-private let curlGlobalInit: Void = {
+/// OpenSSL is first told to leave its state alone at exit (see `trawl_tls_keep_state_at_exit`): a loop thread
+/// closing its connections must never race the exit handlers freeing the same state.
+let curlGlobalInit: Void = {
+    _ = trawl_tls_keep_state_at_exit()
     _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     trawl_ignore_sigpipe()  // CURLOPT_NOSIGNAL is set on every handle; a dead peer must not kill us.
 }()
