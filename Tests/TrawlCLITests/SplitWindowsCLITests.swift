@@ -158,6 +158,12 @@ struct SplitWindowsCLITests {
             #expect(asked.contains("2024-01-01T00:00:00Z..2024-01-01T00:30:00Z"))
             #expect(asked.contains("2024-01-01T00:00:00Z..2024-01-01T00:07:30Z"))
             #expect(try mark(workspace, "b") == "2024-01-01T01:39:00Z")
+            // The discarded pages do not count as written: the report's items are the output's.
+            let totals = try #require(try report(workspace, "report.json")["totals"] as? [String: Any])
+            #expect(totals["items"] as? Int == 100)
+            let outputs = try #require(try report(workspace, "report.json")["outputs"] as? [[String: Any]])
+            // 2 windows and 11 bisections: 13 windows hold the items.
+            #expect(outputs.first?["units"] as? Int == 13, "\(outputs)")
         }
     }
 
@@ -176,10 +182,15 @@ struct SplitWindowsCLITests {
             }
             _ = try await child.wait()
             #expect(killed, "the run ended before it could be killed")
+            #expect(workspace.text("state/checkpoint.json").contains("\"bisected\""))
             server.resetRequestLog()
             let again = try await trawl(arguments(), in: workspace)
             #expect(again.status == 0, "\(again.stderr)")
             #expect(workspace.text("out.jsonl") == server.feedLines("kb").joined())
+            // The 13 windows that hold the items (11 bisections), whichever run walked them.
+            let units = try #require(try report(workspace, "report.json")["units"] as? [String: Any])
+            #expect(units["total"] as? Int == 13, "\(units)")
+            #expect((units["done"] as? Int ?? 0) + (units["skipped"] as? Int ?? 0) == 13, "\(units)")
             #expect(!windowsAsked(server, "kb").contains { $0 == ("2024-01-01T00:00:00Z", "2024-01-01T01:00:00Z") })
         }
     }

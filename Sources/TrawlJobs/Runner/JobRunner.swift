@@ -159,11 +159,12 @@ public final class JobRunner: Sendable {
         storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         if options.restart, !temporaryState { Self.removeStaged(besides: slots.map(\.output)) }
-        // A bisected window (its halves run instead) is done, with no items.
+        // A bisected window (its halves run instead) is done, with no items: neither run nor counted.
         let bisected = incremental?.bisected ?? []
         let pending = selected.filter { !opened.merged.contains($0.ordinal) && !bisected.contains($0.ordinal) }
-        let skipped = opened.merged.filter { !UnitID(ordinal: $0).isPlaceholder }.count
-        metrics.setUnits(total: selected.count, skipped: skipped)
+        let skipped = opened.merged.filter { !UnitID(ordinal: $0).isPlaceholder && !bisected.contains($0) }.count
+        let unitCount = selected.count - selected.filter { bisected.contains($0.ordinal) }.count
+        metrics.setUnits(total: unitCount, skipped: skipped)
         if afterFinished {
             let previous = existing?.run.map { "run \($0)" } ?? "the last run"
             options.announce?(
@@ -178,7 +179,7 @@ public final class JobRunner: Sendable {
                     pending: pending.map { opened.saved[$0.ordinal] }))
         }
 
-        var counts = JobReport.UnitCounts(total: selected.count, skipped: skipped)
+        var counts = JobReport.UnitCounts(total: unitCount, skipped: skipped)
         // The units are started from a loop as well (see `loop(for:)`): on the global pool, a pool thread blocked
         // by anything else in the process would hold back children's start while their parents' walks go on.
         let outcomes = try await withTaskExecutorPreference(clients.shared.executor) {
@@ -334,6 +335,7 @@ public final class JobRunner: Sendable {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
         var driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
+        let itemsBefore = state.items
         if let key = unit.primaryKey {
             driver.distinct = DistinctItems(key: key, withMeta: options.withMeta)
             // Pages kept from an earlier run were not read here: their keys are unknown.
@@ -354,6 +356,9 @@ public final class JobRunner: Sendable {
                 try await driver.walk(&state)
                 if let split = unit.window?.split, state.flag(.capped) != nil, state.pages >= split.maxPages {
                     let halves = try bisect(unit, split, pages: state.pages)
+                    metrics.windowDiscarded(
+                        source: unit.source, host: Origin.hostKey(of: unit.request.url), pages: state.pages - pagesBefore,
+                        items: state.items - itemsBefore)
                     try await store.splitUnit(ordinal: unit.ordinal, halves: halves.map {
                         JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: "")
                     })

@@ -397,7 +397,10 @@ final class JobStore: Sendable {
             var record = JobReport.OutputRecord(
                 path: output, bytes: state.provisional ?? state.length, units: state.merged, settledBytes: state.length,
                 incomplete: [])
-            for ordinal in ordinals.dropFirst(state.merged) {
+            // A bisected window holds no items: its halves count instead.
+            let bisected = Set(checkpoint.bisected ?? [])
+            record.units -= ordinals.prefix(state.merged).filter { bisected.contains($0) }.count
+            for ordinal in ordinals.dropFirst(state.merged) where !bisected.contains(ordinal) {
                 let unit = checkpoint.units[String(ordinal)]
                 if unit?.status == .done {
                     record.units += 1
