@@ -18,7 +18,7 @@ import Synchronization
 /// `order=desc`) instead of the next page number, so an item changed between two pages is not skipped.
 /// Caching: every page has an `ETag` (a hash of its body) and a `Last-Modified`; `If-None-Match` with that ETag
 /// (or `If-Modified-Since` with that date, when no `If-None-Match` is sent) answers 304 with no body and no `Link`.
-/// `no_store=1` adds `Cache-Control: no-store`.
+/// `no_store=1` adds `Cache-Control: no-store`. A test can make the requests with given `since` values fail (404).
 enum FeedEndpoint {
     struct Item: Sendable {
         var id: Int
@@ -30,6 +30,9 @@ enum FeedEndpoint {
         for request: InboundRequest, name: Substring, book: RequestBook, pagingBySeq: Bool = false
     ) -> Response {
         let target = request.target
+        if let since = target.value("since"), book.feedFaults.withLock({ $0[String(name)]?.contains(since) == true }) {
+            return .json(404, #"{"message":"this window fails (feedFail)"}"#)
+        }
         var items = book.feedItems(String(name)).sorted { $0.seq < $1.seq }
         if !target.flag("ignore_since") {
             if let since = target.value("since") { items = items.filter { updatedAt($0.seq) >= since } }
@@ -192,6 +195,16 @@ extension TestServer {
             guard feeds[name] != nil else { return }
             FeedEndpoint.touch(id, in: &feeds[name, default: []])
         }
+    }
+
+    /// Makes every request of the feed `name` whose `since` is one of `values` answer 404 (not retried: the page
+    /// fails for good), until called again with other values (`[]`: none fail).
+    ///
+    /// ```swift
+    /// server.feedFail("w", since: ["2024-01-01T00:30:00Z"])   // that window's walk fails
+    /// ```
+    public func feedFail(_ name: String, since values: Set<String>) {
+        book.feedFaults.withLock { $0[name] = values }
     }
 
     /// The JSONL line `trawl fetch` writes for item `id` of the feed as it is now.

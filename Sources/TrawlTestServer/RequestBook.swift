@@ -81,6 +81,8 @@ final class RequestBook: Sendable {
     private let log = Mutex(CircularBuffer<LoggedRequest>(initialCapacity: 1024))
     /// The items of each `/feed/NAME` (``FeedEndpoint``).
     let feeds = Mutex<[String: [FeedEndpoint.Item]]>([:])
+    /// Per feed, the `since` values its requests fail for (``TestServer/feedFail(_:since:)``).
+    let feedFaults = Mutex<[String: Set<String>]>([:])
     /// Whether and how feeds change by themselves (`trawl serve`); nil: only tests change them.
     let livingFeeds: TestServer.LivingFeeds?
     /// The bearer tokens `/shop/token` issued, with when each expires (``ShopEndpoint``).

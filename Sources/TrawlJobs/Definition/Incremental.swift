@@ -31,6 +31,9 @@ public struct IncrementalSpec: Sendable, Hashable {
     /// How far before the mark each run starts (`90s`, `15m`, `2h`, `1d` for dates; an integer for integers).
     public var lookback: String?
     public var order: Order
+    /// Parallel windows (`split:`): the range from the window start to the run's start is cut into windows walked
+    /// as units of their own.
+    public var split: SplitSpec?
 
     public init(cursor: JSONKeyPath, param: String, initial: String, lookback: String? = nil, order: Order = .asc) {
         self.cursor = cursor
@@ -42,7 +45,9 @@ public struct IncrementalSpec: Sendable, Hashable {
 
     /// Hashed into the job's fingerprint.
     var canonicalDescription: String {
-        [cursor.description, param, initial, lookback ?? "", order.rawValue].joined(separator: "\u{1F}")
+        var fields = [cursor.description, param, initial, lookback ?? "", order.rawValue]
+        if let split { fields.append(split.canonicalDescription) }
+        return fields.joined(separator: "\u{1F}")
     }
 
     /// Checks `initial` and `lookback`; the error names what is wrong (`field` is the spec's place).
@@ -55,6 +60,7 @@ public struct IncrementalSpec: Sendable, Hashable {
                 field: "\(field).initial", "'\(initial)' is neither an ISO-8601 date nor an integer",
                 hint: "write e.g. initial: \"2024-01-01T00:00:00Z\" or initial: 0")
         }
+        if let split { try split.validate(field: "\(field).split", initial: start) }
         if let lookback {
             guard start.subtracting(lookback) != nil else {
                 throw JobSpecError(
@@ -162,4 +168,64 @@ struct CursorValue: Sendable, Comparable {
 extension IncrementalSpec {
     /// Whether `initial` is an ISO-8601 date or an integer (a mark `trawl state set` may store).
     public var isValidInitial: Bool { CursorValue(initial) != nil }
+}
+
+/// An incremental source's parallel windows (`incremental.split:` in a job file): the range from the window start
+/// (the mark minus the lookback, or `initial`) to `end` (by default the run's start time, fixed when the run starts
+/// and kept in its checkpoint) is cut into `windows` half-open windows `[a, b)`, each walked as a unit with
+/// `param=a&untilParam=b`. A window that walks more than `maxPages` pages is bisected while running.
+///
+/// ```swift
+/// spec.split = SplitSpec(untilParam: "until", windows: 8, maxPages: 50)
+/// ```
+public struct SplitSpec: Sendable, Hashable {
+    /// The query parameter that carries a window's (exclusive) upper bound.
+    public var untilParam: String
+    /// How many windows the range is cut into at the start (1 to `WindowSplit.maxWindows`).
+    public var windows: Int
+    /// Pages a window may walk before it is bisected (1 to `maxPagesLimit`).
+    public var maxPages: Int
+    /// The range's upper end; `nil`: the run's start time (dates only: an integer cursor needs it).
+    public var end: String?
+
+    /// The largest `max_pages`.
+    public static let maxPagesLimit = 100_000
+
+    public init(untilParam: String, windows: Int, maxPages: Int, end: String? = nil) {
+        self.untilParam = untilParam
+        self.windows = windows
+        self.maxPages = maxPages
+        self.end = end
+    }
+
+    var canonicalDescription: String { ["split", untilParam, String(windows), String(maxPages), end ?? ""].joined(separator: ",") }
+
+    func validate(field: String, initial: CursorValue) throws(JobSpecError) {
+        guard !untilParam.isEmpty else {
+            throw JobSpecError(field: "\(field).until_param", "the parameter name is empty", hint: "e.g. until_param: until")
+        }
+        guard (1...WindowSplit.maxWindows).contains(windows) else {
+            throw JobSpecError(
+                field: "\(field).windows", "\(windows) windows is out of range",
+                hint: "give 1 to \(WindowSplit.maxWindows) windows")
+        }
+        guard (1...Self.maxPagesLimit).contains(maxPages) else {
+            throw JobSpecError(
+                field: "\(field).max_pages", "\(maxPages) pages is out of range",
+                hint: "give 1 to \(Self.maxPagesLimit) pages per window before it is bisected")
+        }
+        if let end {
+            guard let value = CursorValue(end), value.isComparable(to: initial) else {
+                throw JobSpecError(
+                    field: "\(field).end", "'\(end)' is not " + (initial.isDate ? "an ISO-8601 date" : "an integer")
+                        + " like initial",
+                    hint: initial.isDate ? "write e.g. end: \"2024-02-01T00:00:00Z\", or leave it out (the run's start)"
+                        : "write e.g. end: 100000")
+            }
+        } else if !initial.isDate {
+            throw JobSpecError(
+                field: "\(field).end", "an integer cursor has no 'now' to split up to",
+                hint: "give split.end, the largest cursor value to read (exclusive)")
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// How an incremental source's range is cut into parallel windows (issue 39, point 4): the planning half, a value
-/// type tested without sockets. Not yet wired into the runner: see docs/jobs.md, "Parallel windows (planned)".
+/// How an incremental source's range is cut into parallel windows (`incremental.split:`): a value type tested
+/// without sockets; the runner walks each window as a unit (`JobRunner+Windows.swift`, docs/jobs.md).
 ///
 /// A window is half-open, `[from, to)`: an item whose cursor equals a boundary belongs to the window that starts
 /// there, once. The source's `since` parameter is taken as inclusive (`>=`, what GitHub's `since` and trawl's
@@ -88,7 +88,8 @@ public enum WindowSplit {
         }
     }
 
-    /// `value` plus `amount` (seconds or units), as a date of whole seconds in UTC or an integer.
+    /// `value` plus `amount` (seconds or units), as an integer or a date of whole seconds written in `value`'s
+    /// zone (`Z` or its offset, as the server was given it).
     private static func advance(_ value: CursorValue, by amount: Double) -> CursorValue? {
         switch value.value {
         case .integer(let integer):
@@ -98,7 +99,20 @@ public enum WindowSplit {
         case .date(let seconds):
             let target = (seconds + amount).rounded(.down)
             guard target.isFinite, target < 253_402_300_800 else { return nil }  // 10000-01-01
-            return CursorValue(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: target)))
+            let formatter = ISO8601DateFormatter()
+            if let zone = zone(of: value.text) { formatter.timeZone = zone }
+            return CursorValue(formatter.string(from: Date(timeIntervalSince1970: target)))
         }
+    }
+
+    /// The zone of an ISO-8601 date-time's text: its `±HH:MM` offset (`nil`: `Z`, or none readable).
+    static func zone(of text: String) -> TimeZone? {
+        guard !text.hasSuffix("Z"), !text.hasSuffix("z"), text.count >= 6 else { return nil }
+        let tail = Array(text.suffix(6))
+        guard tail[0] == "+" || tail[0] == "-", tail[3] == ":", let hours = Int(String(tail[1...2])),
+            let minutes = Int(String(tail[4...5])), hours < 24, minutes < 60
+        else { return nil }
+        let offset = (hours * 3600 + minutes * 60) * (tail[0] == "-" ? -1 : 1)
+        return TimeZone(secondsFromGMT: offset)
     }
 }

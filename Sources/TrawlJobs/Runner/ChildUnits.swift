@@ -134,7 +134,7 @@ extension DependentSource {
         let id = ([name] + bindings.map { "\($0.name)=\($0.value)" }).joined(separator: " ")
         var unit = WorkUnit(
             sourceIndex: sourceIndex, source: name,
-            ordinal: ChildOrdinal.child(source: sourceIndex, parent: parent.ordinal, index: index),
+            ordinal: UnitID.child(source: sourceIndex, parent: parent.ordinal, index: index).ordinal,
             parameters: bindings, id: id, request: Request(url: url, method: method, headers: headers, body: body),
             pagination: pagination, items: items, side: side, maxItems: maxItems, maxPages: maxPages, tls: tls)
         unit.auth = auth
@@ -150,21 +150,6 @@ extension DependentSource {
         }
         return (unit, problem)
     }
-}
-
-/// Child ordinals: `2^62 | source << 52 | parent << 32 | index`; a parent unit's end has index `2^32 - 1`. Job
-/// ordinals are below a million (2^20), sources below 1,024, children per parent unit below 2^32 - 1: the
-/// ordinals of one job never collide, and sort as (source, parent unit, item).
-enum ChildOrdinal {
-    static let endIndex = 0xFFFF_FFFF
-
-    static func isParentEnd(_ ordinal: Int) -> Bool { ordinal >= 1 << 62 && ordinal & 0xFFFF_FFFF == endIndex }
-
-    static func child(source: Int, parent: Int, index: Int) -> Int {
-        1 << 62 | (source & 0x3FF) << 52 | (parent & 0xF_FFFF) << 32 | (index & 0xFFFF_FFFF)
-    }
-
-    static func parentEnd(source: Int, parent: Int) -> Int { child(source: source, parent: parent, index: endIndex) }
 }
 
 extension PageLinesReader {

@@ -54,6 +54,23 @@ struct IncrementalWindow: Sendable {
     var primaryKey: JSONKeyPath?
     /// The items of the last committed window, by key.
     var seen: [String: SeenItem]
+    /// A parallel window's place (`split:`): its bounds `[start, end)` and where it came from.
+    var split: SplitPlace? = nil
+
+    /// One window of a split source: `bounds.from` is sent as `spec.param`, `bounds.to` as `untilParam`.
+    struct SplitPlace: Sendable {
+        var bounds: WindowSplit.Window
+        /// The exclusive upper bound, read.
+        var end: CursorValue
+        var untilParam: String
+        /// The planned unit's ordinal and id, which every window of it shares.
+        var unit: Int
+        var unitID: String
+        var index: Int
+        var path: WindowPath
+        /// Pages a walk of this window may take before it is bisected.
+        var maxPages: Int
+    }
 
     /// The result of filtering one page.
     struct Page: Sendable {
@@ -96,6 +113,17 @@ struct IncrementalWindow: Sendable {
             if cursor < self.start {
                 page.reachedOlder = true
                 continue
+            }
+            if let split, !(cursor < split.end) {
+                // An item on the end belongs to the next window (a server whose upper bound is inclusive sends it
+                // to both); one past it means the server did not bound the window at all.
+                if cursor == split.end { continue }
+                let text = String(decoding: json.json, as: UTF8.self)
+                return .failure(WindowProblem(
+                    message: "item \(index) has \(spec.cursor) \(text.prefix(80)), past the end of the window "
+                        + "\(split.bounds): the server ignored \(split.untilParam)=\(split.bounds.to)",
+                    hint: "name the API's upper-bound parameter in split.until_param (it must bound what it lists), or "
+                        + "remove split"))
             }
             var hasher = SHA256()
             hasher.update(line)

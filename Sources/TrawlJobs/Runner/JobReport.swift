@@ -332,6 +332,23 @@ final class JobMetrics: Sendable {
         }
     }
 
+    /// A bisected window's committed pages were discarded (its halves read them again): its items and pages no
+    /// longer count as written, and the run has one unit more (two halves for one window).
+    func windowDiscarded(source: String, host: String, pages: Int, items: Int) {
+        state.withLock { state in
+            func update(_ stats: inout JobStats) {
+                stats.pages -= pages
+                stats.items -= items
+            }
+            update(&state.totals.stats)
+            update(&state.sources[source, default: Scope()].stats)
+            update(&state.hosts[host, default: Scope()].stats)
+            state.progress.pagesDone -= pages
+            state.progress.items -= items
+            state.progress.unitsTotal += 1
+        }
+    }
+
     /// A request answered with a status that ends the walk (`stop_on_status`): counted, not as an error.
     func requestEnded(source: String, host: String) {
         state.withLock { state in

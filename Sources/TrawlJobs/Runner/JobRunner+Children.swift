@@ -56,7 +56,7 @@ final class ChildPlan: Sendable {
             for child in dependents[parent.sourceIndex] ?? [] {
                 let key = ParentEndKey(source: child.sourceIndex, parent: parent.ordinal)
                 let end = JobStore.UnitSlot(
-                    ordinal: ChildOrdinal.parentEnd(source: child.sourceIndex, parent: parent.ordinal),
+                    ordinal: UnitID.parentEnd(source: child.sourceIndex, parent: parent.ordinal).ordinal,
                     id: "\(child.name) (children of \(parent.id))", output: outputs[child.sourceIndex] ?? "",
                     parentEnd: key)
                 keyed.append((child.sourceIndex, parent.ordinal, end))

@@ -29,6 +29,9 @@ struct IncrementalRun: Sendable {
     var before: [String: String?]
     var since: [String: String]
     var lookbacks: [String: String?]
+    /// With parallel windows: the run's start time (a resumed run's own), and the windows bisected so far.
+    var started: String?
+    var bisected: Set<Int> = []
 }
 
 extension JobRunner {
@@ -56,6 +59,11 @@ extension JobRunner {
             run.restart = true
         } else if let existing, !options.restart, let id = existing.run {
             run.runID = id
+            run.started = existing.started
+            run.bisected = Set(existing.bisected ?? [])
+        }
+        if units.contains(where: { $0.incremental?.split != nil }), run.started == nil {
+            run.started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         }
         let file = try marks.load()
         for index in units.indices {
@@ -75,7 +83,69 @@ extension JobRunner {
                 spec: spec, source: source, start: value, primaryKey: units[index].primaryKey,
                 seen: committed?.window ?? [:])
         }
+        units = try units.flatMap { unit in try windows(of: unit, run: run, marks: file, directory: directory) }
         return run
+    }
+
+    /// `unit` cut into its parallel windows (`split:`), each bisected window followed by nothing but preceded by its
+    /// halves (recursively); `[unit]` without `split:`. Fails when `initial` is not before the range's end.
+    func windows(of unit: WorkUnit, run: IncrementalRun, marks: MarkStore.File, directory: String) throws -> [WorkUnit] {
+        guard let spec = unit.incremental, let split = spec.split, let window = unit.window else { return [unit] }
+        guard childPlan?.isParent(unit) != true else {
+            throw JobError.state(
+                "\(unit.source) has child sources and incremental.split: its windows cannot each have children yet",
+                hint: "remove split from \(unit.source)")
+        }
+        let since = window.start.text
+        let end = split.end ?? run.started ?? since
+        let cut: [WindowSplit.Window]
+        do {
+            cut = try WindowSplit.cut(from: since, to: end, count: split.windows)
+        } catch {
+            throw JobError.state(
+                "\(unit.source): \(error.message)", hint: "give incremental.initial and split.end of one kind")
+        }
+        if cut.isEmpty, marks.sources[unit.source]?.mark == nil {
+            throw JobError.state(
+                "\(unit.source): incremental.initial \(since) is not before the end of its windows, \(end)"
+                    + (split.end == nil ? " (the run's start)" : ""),
+                hint: "give an initial in the past" + (split.end == nil ? "" : ", before split.end"))
+        }
+        // A mark at or past the end (a server clock ahead of ours): nothing to read this run.
+        return cut.enumerated().flatMap { index, bounds in
+            expanded(unit, bounds: bounds, index: index, path: .whole, bisected: run.bisected)
+        }
+    }
+
+    /// The window unit for `bounds`, preceded by its halves when an earlier run of this one bisected it.
+    private func expanded(
+        _ unit: WorkUnit, bounds: WindowSplit.Window, index: Int, path: WindowPath, bisected: Set<Int>
+    ) -> [WorkUnit] {
+        guard let made = windowUnit(unit, bounds: bounds, index: index, path: path) else { return [] }
+        guard bisected.contains(made.ordinal), let (low, high) = try? WindowSplit.bisect(bounds) else { return [made] }
+        return expanded(unit, bounds: low, index: index, path: path.lower, bisected: bisected)
+            + expanded(unit, bounds: high, index: index, path: path.upper, bisected: bisected) + [made]
+    }
+
+    /// One window of `unit` (a planned unit, or any window of it): `param=from&until_param=to`, its own ordinal and
+    /// id (`issues [2024-01-01T00:00:00Z, 2024-01-02T00:00:00Z)`).
+    func windowUnit(_ unit: WorkUnit, bounds: WindowSplit.Window, index: Int, path: WindowPath) -> WorkUnit? {
+        guard let spec = unit.incremental, let split = spec.split, var window = unit.window,
+            let start = CursorValue(bounds.from), let end = CursorValue(bounds.to)
+        else { return nil }
+        let planned = window.split?.unit ?? unit.ordinal
+        let plannedID = window.split?.unitID ?? unit.id
+        window.start = start
+        window.split = IncrementalWindow.SplitPlace(
+            bounds: bounds, end: end, untilParam: split.untilParam, unit: planned, unitID: plannedID, index: index,
+            path: path, maxPages: split.maxPages)
+        var made = unit
+        made.window = window
+        made.ordinal = UnitID.window(unit: planned, index: index, path: path).ordinal
+        made.id = "\(plannedID) \(bounds)"
+        made.request = unit.request.settingQuery(spec.param, to: bounds.from).settingQuery(split.untilParam, to: bounds.to)
+        made.maxPages = min(unit.maxPages ?? .max, split.maxPages)
+        return made
     }
 
     /// After the run: the marks it committed (when complete), before and after, by source.

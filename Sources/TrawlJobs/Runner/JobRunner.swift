@@ -148,7 +148,10 @@ public final class JobRunner: Sendable {
             stateDirectory: stateDirectory, outputs: Array(Set(slots.map(\.output))), fingerprint: fingerprint,
             shard: options.shardLabel, withMeta: options.withMeta, restart: options.restart || temporaryState,
             redact: redact)
-        if let incremental { (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID) }
+        if let incremental {
+            (storeOptions.restart, storeOptions.runID) = (incremental.restart, incremental.runID)
+            storeOptions.started = incremental.started
+        }
         if afterFinished { storeOptions.restart = true }
         let runID = storeOptions.runID ?? (afterFinished ? nil : existing?.run) ?? Self.newRunID()
         storeOptions.runID = runID
@@ -156,9 +159,12 @@ public final class JobRunner: Sendable {
         storeOptions.temporary = temporaryState
         let (store, opened) = try JobStore.open(options: storeOptions, units: slots)
         if options.restart, !temporaryState { Self.removeStaged(besides: slots.map(\.output)) }
-        let pending = selected.filter { !opened.merged.contains($0.ordinal) }
-        let skipped = opened.merged.filter { !ChildOrdinal.isParentEnd($0) }.count
-        metrics.setUnits(total: selected.count, skipped: skipped)
+        // A bisected window (its halves run instead) is done, with no items: neither run nor counted.
+        let bisected = incremental?.bisected ?? []
+        let pending = selected.filter { !opened.merged.contains($0.ordinal) && !bisected.contains($0.ordinal) }
+        let skipped = opened.merged.filter { !UnitID(ordinal: $0).isPlaceholder && !bisected.contains($0) }.count
+        let unitCount = selected.count - selected.filter { bisected.contains($0.ordinal) }.count
+        metrics.setUnits(total: unitCount, skipped: skipped)
         if afterFinished {
             let previous = existing?.run.map { "run \($0)" } ?? "the last run"
             options.announce?(
@@ -173,7 +179,7 @@ public final class JobRunner: Sendable {
                     pending: pending.map { opened.saved[$0.ordinal] }))
         }
 
-        var counts = JobReport.UnitCounts(total: selected.count, skipped: skipped)
+        var counts = JobReport.UnitCounts(total: unitCount, skipped: skipped)
         // The units are started from a loop as well (see `loop(for:)`): on the global pool, a pool thread blocked
         // by anything else in the process would hold back children's start while their parents' walks go on.
         let outcomes = try await withTaskExecutorPreference(clients.shared.executor) {
@@ -185,7 +191,9 @@ public final class JobRunner: Sendable {
             return try await runUnits(pending, saved: opened.saved, store: store)
         }
         if childPlan != nil { counts.total = skipped + outcomes.count }
-        counts.done = outcomes.filter { $0 == .done }.count
+        // A bisected window counts as its two halves.
+        counts.total += outcomes.filter(\.isSplit).count
+        counts.done = outcomes.filter(\.isDone).count
         counts.failed = outcomes.filter(\.failed).count
         await scheduler.cancelAll()
         var closed = try await store.close()
@@ -214,7 +222,9 @@ public final class JobRunner: Sendable {
         let width = max(1, settings.concurrency)
         return try await withThrowingTaskGroup(of: UnitOutcome.self) { group in
             var results: [UnitOutcome] = []
+            var pending = pending
             var next = 0
+            var running = 0
             func start() {
                 let unit = pending[next]
                 let state = saved[unit.ordinal]
@@ -222,11 +232,15 @@ public final class JobRunner: Sendable {
                     try await self.runUnit(unit, saved: state, store: store)
                 }
                 next += 1
+                running += 1
             }
-            while next < pending.count, next < width { start() }
+            while next < pending.count, running < width { start() }
             while let outcome = try await group.next() {
+                running -= 1
                 results.append(outcome)
-                if next < pending.count { start() }
+                // A bisected window's halves run next (before units not started).
+                if case .split(let halves) = outcome { pending.insert(contentsOf: halves, at: next) }
+                while next < pending.count, running < width { start() }
             }
             return results
         }
@@ -321,6 +335,7 @@ public final class JobRunner: Sendable {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
         var driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
+        let itemsBefore = state.items
         if let key = unit.primaryKey {
             driver.distinct = DistinctItems(key: key, withMeta: options.withMeta)
             // Pages kept from an earlier run were not read here: their keys are unknown.
@@ -339,6 +354,16 @@ public final class JobRunner: Sendable {
             state.failure = nil
             do {
                 try await driver.walk(&state)
+                if let split = unit.window?.split, state.flag(.capped) != nil, state.pages >= split.maxPages {
+                    let halves = try bisect(unit, split, pages: state.pages)
+                    metrics.windowDiscarded(
+                        source: unit.source, host: Origin.hostKey(of: unit.request.url), pages: state.pages - pagesBefore,
+                        items: state.items - itemsBefore)
+                    try await store.splitUnit(ordinal: unit.ordinal, halves: halves.map {
+                        JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: "")
+                    })
+                    return .split(halves)
+                }
                 state.status = .done
                 state.next = nil
                 if let expected = state.expectedItems, state.flag(.capped) == nil, state.flag(.drift) == nil,
@@ -367,12 +392,24 @@ public final class JobRunner: Sendable {
 }
 
 /// How a unit's walk ended (a walk that throws, cancelled or stopped by a store error, ends the job instead).
-enum UnitOutcome: Sendable, Equatable {
+enum UnitOutcome: Sendable {
     /// Every page is written, in this run or an earlier one.
     case done
     /// A page failed for good; `reason` is its failure as the state records it (redacted). The pages before it
     /// are kept.
     case failed(reason: String)
+    /// A parallel window held more pages than `split.max_pages`: these two halves replace it.
+    case split([WorkUnit])
+
+    var isDone: Bool {
+        if case .done = self { return true }
+        return false
+    }
+
+    var isSplit: Bool {
+        if case .split = self { return true }
+        return false
+    }
 
     var failed: Bool {
         if case .failed = self { return true }

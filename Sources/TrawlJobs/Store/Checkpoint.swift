@@ -23,6 +23,11 @@ struct Checkpoint: Codable, Sendable {
     /// Incremental jobs: this run's id, and what the merged units of incremental sources read (by ordinal).
     var run: String?
     var incremental: [String: IncrementalProgress]?
+    /// Parallel windows (`split:`): the run's start time, where a window range without `split.end` ends (kept so
+    /// that a resumed run cuts the same windows), and the windows bisected so far, by ordinal (each is replaced by
+    /// its two halves, placed before it; it stays in the order as a done unit with no items).
+    var started: String?
+    var bisected: [Int]?
     /// Bytes of each parent unit's children file (`children/SOURCE-PARENT.jsonl`), by seal key.
     var children: [String: Int64]?
     /// SHA-256 of the checkpoint's own encoding without this field: a checkpoint changed by hand (a unit marked

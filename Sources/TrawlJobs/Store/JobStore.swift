@@ -31,6 +31,8 @@ final class JobStore: Sendable {
         var redact: @Sendable (String) -> String
         /// An incremental run's id, kept in the checkpoint.
         var runID: String? = nil
+        /// A run with parallel windows: its start time, kept in the checkpoint (`Checkpoint.started`).
+        var started: String? = nil
         /// The child units recorded for a parent end's unit (`JobStore+Children.swift`), on resume.
         var expandChildren: (@Sendable (ParentEndKey, [[UInt8]]) -> [UnitSlot])?
         /// A state directory trawl names itself (no `--state`): a link planted at that predictable path is refused.
@@ -71,6 +73,8 @@ final class JobStore: Sendable {
         /// A parent page's children, written in the same batch as the page that follows it.
         case children(ChildBatch)
         case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
+        /// A window bisected while it ran: its halves take its place, its pages are discarded.
+        case split(ordinal: Int, halves: [UnitSlot], done: CheckedContinuation<Void, any Error>)
     }
 
     struct Queue {
@@ -172,6 +176,7 @@ final class JobStore: Sendable {
         var checkpoint = existing ?? Checkpoint(
             fingerprint: options.fingerprint, shard: options.shard, withMeta: options.withMeta)
         if checkpoint.run == nil { checkpoint.run = options.runID }
+        if checkpoint.started == nil { checkpoint.started = options.started }
         var order: [String: [Int]] = [:]
         var ends: [Int: [Int]] = [:]
         for unit in units {
@@ -278,6 +283,15 @@ final class JobStore: Sendable {
         }
     }
 
+    /// Replaces the window `ordinal` by `halves` (placed before it in the output order) and ends it as a done unit
+    /// with no items: the pages it wrote are discarded, since its halves read them again. The checkpoint that
+    /// records the halves records the end too, so a resume knows the halves (`Checkpoint.bisected`).
+    func splitUnit(ordinal: Int, halves: [UnitSlot]) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.split(ordinal: ordinal, halves: halves, done: continuation))
+        }
+    }
+
     /// Stops the writer after the queued work. When units are not done, first appends the provisional tail to
     /// each output (see the type's documentation); an error doing so is reported as the job's error.
     func close() async throws -> Closed {
@@ -299,6 +313,9 @@ final class JobStore: Sendable {
             guard !queue.closed else { return false }
             queue.operations.append(operation)
             if case .unit = operation, let left = queue.unitsLeft { queue.unitsLeft = left - 1 }
+            if case .split(_, let halves, _) = operation, let left = queue.unitsLeft {
+                queue.unitsLeft = left - 1 + halves.count
+            }
             return true
         }
         if accepted {
@@ -307,7 +324,7 @@ final class JobStore: Sendable {
             let closed = JobError.state("the job's store is closed", hint: nil)
             switch operation {
             case .page(_, _, _, let done): done.complete(.failure(closed))
-            case .unit(_, _, let done): done.resume(throwing: closed)
+            case .unit(_, _, let done), .split(_, _, let done): done.resume(throwing: closed)
             case .children: break
             }
         }
@@ -380,7 +397,10 @@ final class JobStore: Sendable {
             var record = JobReport.OutputRecord(
                 path: output, bytes: state.provisional ?? state.length, units: state.merged, settledBytes: state.length,
                 incomplete: [])
-            for ordinal in ordinals.dropFirst(state.merged) {
+            // A bisected window holds no items: its halves count instead.
+            let bisected = Set(checkpoint.bisected ?? [])
+            record.units -= ordinals.prefix(state.merged).filter { bisected.contains($0) }.count
+            for ordinal in ordinals.dropFirst(state.merged) where !bisected.contains(ordinal) {
                 let unit = checkpoint.units[String(ordinal)]
                 if unit?.status == .done {
                     record.units += 1
@@ -449,6 +469,17 @@ final class JobStore: Sendable {
                     let ended = writer.ledger.unitEnded(
                         ordinal, status: OutputLedger.Status(state.status), segment: recorded.segment)
                     for action in ended { try perform(action) }
+                case .split(let ordinal, let halves, _):
+                    try flushSegment(ordinal)
+                    var recorded = Checkpoint.UnitState(id: writer.slots[ordinal]?.id ?? String(ordinal))
+                    recorded.status = .done
+                    writer.checkpoint.units[String(ordinal)] = recorded
+                    writer.checkpoint.bisected = (writer.checkpoint.bisected ?? []) + [ordinal]
+                    for var slot in halves {
+                        slot.output = writer.slots[ordinal]?.output ?? slot.output
+                        writer.slots[slot.ordinal] = slot
+                    }
+                    for action in writer.ledger.unitSplit(ordinal, into: halves.map(\.ordinal)) { try perform(action) }
                 }
             }
             for ordinal in Array(segmentPages.keys) { try flushSegment(ordinal) }
@@ -463,7 +494,7 @@ final class JobStore: Sendable {
         for operation in batch {
             switch operation {
             case .page(_, _, _, let done): done.complete(result)
-            case .unit(_, _, let done): done.resume(with: result)
+            case .unit(_, _, let done), .split(_, _, let done): done.resume(with: result)
             case .children: break
             }
         }

@@ -121,6 +121,14 @@ struct OutputLedger: Sendable, Equatable {
         return []
     }
 
+    /// A window bisected while it ran: `halves` go right before it in its output, and it ends done with nothing
+    /// to append (what it read is discarded; its halves read it again). Its segment goes once it is merged.
+    mutating func unitSplit(_ unit: Int, into halves: [Int]) -> [Action] {
+        var actions = childrenAnnounced(halves, before: unit)
+        actions += unitEnded(unit, status: .done, segment: 0)
+        return actions
+    }
+
     /// `unit` ended (done or failed) with `segment` bytes in its segment. A done parent's ends are done: every
     /// child of it is known.
     mutating func unitEnded(_ unit: Int, status: Status, segment: Int64) -> [Action] {
