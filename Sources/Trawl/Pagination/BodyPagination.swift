@@ -16,8 +16,8 @@ extension PaginationStyle {
     public static let maxBodyValueBytes = 65_536
     public static let maxPagedBodyBytes = 1 << 20
 
-    /// A GraphQL walk: `POST` the query with its variables; the items are the connection's `nodes` (or
-    /// `edges[].node`, unwrapped by the caller); `pageInfo.endCursor` goes to the variable `cursorVariable` while
+    /// A GraphQL walk: `POST` the query with its variables; the items are the connection's `nodes`, or its
+    /// `edges` (each item decoded from the edge's `node`, ``itemsAreEdges(at:)``); `pageInfo.endCursor` goes to the variable `cursorVariable` while
     /// `pageInfo.hasNextPage` is true. An answer with `errors` fails its page (``rejection(of:)``), and
     /// `hasNextPage: true` without a cursor fails the walk.
     ///
@@ -61,6 +61,13 @@ extension PaginationStyle {
         default:
             return base
         }
+    }
+
+    /// A GraphQL walk read at its connection's `edges` (`data.repository.issues.edges`): each item is the edge's
+    /// `node`. (Read at `nodes`, or any other path, the elements are the items.)
+    public func itemsAreEdges(at itemsPath: JSONKeyPath) -> Bool {
+        guard let connection = graphQLConnection else { return false }
+        return itemsPath.components == connection.components + [.key("edges")]
     }
 
     /// What makes the page itself unusable, so that none of its items may be written: a GraphQL answer with
