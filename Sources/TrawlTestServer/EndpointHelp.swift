@@ -116,7 +116,9 @@ extension TestServer {
             a Relay connection data.items of N items {"id","name"}: the body's
             variables.after is the cursor, variables.first the page size; nodes
             and/or edges{cursor node} as the query names them, pageInfo{hasNextPage
-            endCursor}, rateLimit{remaining resetAt} when asked; errors_at=P
+            endCursor}, rateLimit{remaining resetAt} when asked; cost=C[&bucket=B]
+            [&restore=R] adds Shopify's extensions.cost; throttled_at=P refuses page P
+            once with a THROTTLED error; errors_at=P
             (error=TEXT, huge=1) answers errors on page P, null_cursor_at=P
             hasNextPage without a cursor
         POST /bodypaged?n=N

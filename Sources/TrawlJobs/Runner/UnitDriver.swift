@@ -412,15 +412,28 @@ struct UnitDriver: Sendable {
             }
             if let head { runner.metrics.responded(source: unit.source, host: host, status: head.status) }
             var wait = head.flatMap { RateLimitSignal.wait(status: $0.status, headers: $0.headers) }
-            if wait == nil, unit.pagination.graphQLConnection != nil, case .success(let page) = result {
-                wait = RateLimitSignal.wait(graphQL: page.captured)
+            // A GraphQL answer says it in its body (an answer without data fails to read, its fields captured).
+            let graphQL = unit.pagination.graphQLConnection != nil
+            let captured: [JSONKeyPath: JSONValue]
+            switch result {
+            case .success(let page): captured = graphQL ? page.captured : [:]
+            case .failure(let failure): captured = graphQL ? failure.captured : [:]
             }
+            if wait == nil, graphQL { wait = RateLimitSignal.wait(graphQL: captured) }
+            // Refused for its cost (Shopify's THROTTLED): asked again once the host's pause (from the answer's cost)
+            // and the backoff have passed. Out of attempts, the answer's errors fail the page.
+            let throttled = graphQL && GraphQLAnswer.isThrottled(captured)
             if let wait {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
             await runner.scheduler.release(host, status: head?.status)
             switch result {
             case .success(var page):
+                if throttled, case .retry(let delay) = attempts.failed(retryable: true) {
+                    runner.metrics.attemptFailed(source: unit.source, host: host, retried: true)
+                    try await Task.sleep(for: delay)
+                    continue
+                }
                 page.host = host
                 if page.notModified { runner.metrics.notModified(source: unit.source, host: host) }
                 runner.metrics.pageFetched(
@@ -429,8 +442,14 @@ struct UnitDriver: Sendable {
                 return page
             case .failure(var failure):
                 try Task.checkCancellation()
+                if let errors = GraphQLAnswer.errors(in: captured) {
+                    // An answer with errors and no data: its errors say why, not the items path it lacks.
+                    failure.underlying = TrawlError(
+                        code: .invalidBody, message: errors, method: pageRequest.request.method.rawValue,
+                        url: failure.url)
+                }
                 let made = attempts.made
-                let next = attempts.failed(retryable: policy.isRetryable(failure))
+                let next = attempts.failed(retryable: throttled || policy.isRetryable(failure))
                 if next == .fail, index > 0, let status = failure.status, runner.settings.stopStatuses.contains(status) {
                     // The end the user named (`--stop-on-status 404` past DRF's last page): no error in progress
                     // or summary. (A planned page with that status still fails its walk, and is listed as failed.)
