@@ -4,7 +4,8 @@
 /// Rows: `n` (default 30) base rows `{"id":I,"name":"row-I"}`, I in 1...n, in that order. After the `after`-th
 /// request of the listing (default 1: from the second request on), `insert` rows are put at the head (ids
 /// n+1, n+2, … newest first), or `delete` rows are taken from the head; `every=K` does it again every K requests
-/// after that (a listing that never settles). Query: `offset` and `limit` (default 10), or `page` (from 1) and
+/// after that (a listing that never settles). `hold=K`: request K of the listing gets its head and no body, the
+/// connection held open (a walk stopped there, to be killed mid-walk). Query: `offset` and `limit` (default 10), or `page` (from 1) and
 /// `per_page`. Body: `{"items":[...],"offset":O,"total":T}` (`T`: the rows at that request).
 ///
 /// ```text
@@ -20,6 +21,11 @@ enum DriftingListing {
         let after = max(0, target.int("after") ?? 1)
         let every = target.int("every").map { max(1, $0) }
         let number = book.nextAttempt(for: "drifting/" + name)
+        if target.int("hold") == number {
+            return Response(
+                status: 200, headers: [("Content-Type", "application/json"), ("Content-Length", "100")],
+                ending: .hold, isFault: true)
+        }
         var changes = number > after ? 1 : 0
         if changes > 0, let every { changes += (number - after - 1) / every }
         let inserted = min(insert * changes, 1_000_000)

@@ -78,7 +78,8 @@ extension TestServer {
             an offset (or page=P&per_page=L) listing of n rows (default 30) that
             changes while it is paged: N rows put at (or taken from) the head after
             request K (default 1) of that NAME, again every K requests with every=K
-            ({"items":[{"id","name"}],"offset","total"}): drift for --primary-key
+            ({"items":[{"id","name"}],"offset","total"}): drift for --primary-key;
+            hold=K answers request K with a head and no body (a walk to kill)
         POST /shop/token
             the demo shop's OAuth2 client credentials grant for client_id demo,
             client_secret demo-secret (HTTP Basic or form body): {"access_token",
@@ -115,7 +116,9 @@ extension TestServer {
             a Relay connection data.items of N items {"id","name"}: the body's
             variables.after is the cursor, variables.first the page size; nodes
             and/or edges{cursor node} as the query names them, pageInfo{hasNextPage
-            endCursor}, rateLimit{remaining resetAt} when asked; errors_at=P
+            endCursor}, rateLimit{remaining resetAt} when asked; cost=C[&bucket=B]
+            [&restore=R] adds Shopify's extensions.cost; throttled_at=P refuses page P
+            once with a THROTTLED error; errors_at=P
             (error=TEXT, huge=1) answers errors on page P, null_cursor_at=P
             hasNextPage without a cursor
         POST /bodypaged?n=N

@@ -10,7 +10,9 @@ import NIOCore
 ///   `pageInfo{hasNextPage endCursor}` and, when the query names `rateLimit`, `rateLimit{remaining resetAt}`
 ///   (R less one per page; `reset_in=S` resets it S seconds from now). Page P (from 1) answers `errors` beside its data (`errors_at`, message `error`,
 ///   `huge` for 100 KB nested with control characters), or `hasNextPage: true` with a null cursor
-///   (`null_cursor_at`); with `errors_times=T` only the first T requests of page P do.
+///   (`null_cursor_at`); with `errors_times=T` only the first T requests of page P do. `cost=C[&bucket=B]
+///   [&restore=R]` adds Shopify's `extensions.cost` (the bucket holds B - C * page); `throttled_at=P
+///   [&throttled_times=T]` refuses page P with a `THROTTLED` error the first T (1) times.
 /// - `POST /bodypaged?n=N`: items `{"id":I}` by the body's `page.cursor` (an opaque `cN`), `page.number` (from 1)
 ///   or `offset`, `page.size`/`limit` per page (default 10): `{"items":[…],"meta":{"next":"c…"|null,"total":N}}`.
 ///   A body that is not a JSON object answers 400.
@@ -83,6 +85,34 @@ enum GraphQLEndpoint {
             ])))
         }
         var answer: [(String, String)] = [("data", JSONText.object(data))]
+        // `cost=C`: Shopify's `extensions.cost`, each page costing C from a bucket of `bucket=B` (default 1000)
+        // restored at `restore=R` a second (default 50): the bucket holds B - C * page (at least 0) after page.
+        var extensions: [(String, String)] = []
+        if let cost = target.int("cost") {
+            let bucket = target.int("bucket") ?? 1000
+            let restore = target.value("restore") ?? "50.0"
+            extensions.append(("cost", JSONText.object([
+                ("requestedQueryCost", String(cost)), ("actualQueryCost", String(cost)),
+                ("throttleStatus", JSONText.object([
+                    ("maximumAvailable", String(bucket)), ("currentlyAvailable", String(max(0, bucket - cost * page))),
+                    ("restoreRate", restore),
+                ])),
+            ])))
+            answer.append(("extensions", JSONText.object(extensions)))
+        }
+        // `throttled_at=P`: page P is refused as Shopify refuses a query its bucket cannot pay for, the first
+        // `throttled_times=T` (default 1) times it is asked.
+        if target.int("throttled_at") == page,
+            book.nextAttempt(for: "graphql throttled \(target.rawQuery)") <= (target.int("throttled_times") ?? 1)
+        {
+            let error = JSONText.object([
+                ("message", JSONText.string("Throttled")),
+                ("extensions", JSONText.object([("code", JSONText.string("THROTTLED"))])),
+            ])
+            var refused: [(String, String)] = [("data", "null"), ("errors", "[" + error + "]")]
+            if !extensions.isEmpty { refused.append(("extensions", JSONText.object(extensions))) }
+            return .json(200, JSONText.object(refused))
+        }
         // `errors_times=K`: only the first K requests of that page answer errors (a resumed run then gets it whole).
         if target.int("errors_at") == page,
             target.int("errors_times").map({ book.nextAttempt(for: "graphql errors \(target.rawQuery)") <= $0 }) ?? true

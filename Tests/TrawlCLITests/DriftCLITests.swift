@@ -98,6 +98,63 @@ struct DriftCLITests {
         }
     }
 
+    /// Runs `arguments` (with `--state st`), kills it with SIGKILL once the checkpoint counts `pages` pages of the
+    /// unit and the listing `name` got `requests` requests (the last one held by `hold=`), then runs it again.
+    private func killAndResume(
+        _ server: TestServer, _ name: String, _ query: String, pages: Int, requests count: Int, in workspace: Workspace
+    ) async throws -> RunResult {
+        let arguments = driftArguments(server, name, query, extra: ["--primary-key", "id", "--state", "st"])
+        let child = try TrawlProcess(arguments, in: workspace, environment: [:])
+        let killed = await killWhen(child) {
+            let checkpoint = (try? jsonObject(workspace.data("st/checkpoint.json"))) ?? [:]
+            let unit = (checkpoint["units"] as? [String: [String: Any]])?["0"]
+            return (unit?["pages"] as? Int ?? 0) >= pages && requests(server, name) >= count
+        }
+        try await child.wait()
+        #expect(killed && child.wasKilled, "the walk ended before it was killed: \(child.stderr)")
+        return try await trawl(arguments, in: workspace)
+    }
+
+    @Test("kill -9 mid-walk, rows inserted before the resume: the keys written before the kill are not written again")
+    func resumeKeepsKeys() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // Requests 1 and 2: ids 1...10, 11...20; request 3 is held and the run killed with 2 pages durable.
+            // From request 3 on a new row 31 heads the listing: the resumed walk's offset 20 starts at 20 again.
+            let run = try await killAndResume(
+                server, "kill", "insert=1&after=2&hold=3", pages: 2, requests: 3, in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ids(workspace.text("out.jsonl"))
+            #expect(written.count == 31 && Set(written) == Set(1...31), "each key once: \(written)")
+            #expect(Array(written.prefix(20)) == Array(1...20))
+            #expect(written.last == 31, "the re-read after the resume found the new head row: \(written)")
+            let stats = try totals(workspace)
+            // 20 again after the resume, then the re-read's 30 rows written already.
+            #expect(stats["duplicates_dropped"] as? Int == 1 + 30, "\(stats)")
+            #expect(stats["rereads"] as? Int == 4, "\(stats)")
+        }
+    }
+
+    @Test("kill -9 during the re-read: the resume reads again and writes only the rows still missing")
+    func killDuringReread() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // First pass: 1...10, 12...21, 22...30 (11 deleted ahead of the walk: 29 keys of 30 announced); the
+            // re-read's first request (4) is held, the run killed with its 3 pages durable.
+            let run = try await killAndResume(
+                server, "rekill", "delete=1&hold=4", pages: 3, requests: 4, in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ids(workspace.text("out.jsonl"))
+            #expect(written.count == 30 && Set(written) == Set(1...30), "each key once: \(written)")
+            #expect(written.last == 11)
+            let stats = try totals(workspace)
+            #expect(stats["rereads"] as? Int == 3, "\(stats)")
+            #expect(stats["duplicates_dropped"] as? Int == 28, "\(stats)")  // 2...10 and 12...30 again
+        }
+    }
+
     @Test("without a primary key nothing changes: the repeated row is written twice, no re-read")
     func noPrimaryKeyNoChange() async throws {
         try await TestServer.with { server in

@@ -162,6 +162,76 @@ struct GraphQLJobTests {
         }
     }
 
+    @Test("extensions.cost with a bucket short of the next query's cost pauses the host, as rateLimit does")
+    func queryCostPauses() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            // Cost 50 a page from a bucket of 100: page 1 leaves 50 (enough), pages 2 and 3 leave 0 (each pauses
+            // the host for 50 / 1000 s).
+            let report = try await run(
+                graphQLJob(server, target: "/graphql?n=25&cost=50&bucket=100&restore=1000"), in: directory)
+            #expect(report.complete, "\(report.failures)")
+            #expect(fileText(directory + "/out.jsonl") == Self.lines(1...25))
+            #expect(report.totals.rateLimitWaits >= 1)
+            #expect(report.totals.rateLimitWaitSeconds > 0)
+            #expect(report.totals.cappedWaits == 0)
+            // A restore rate of 0 would mean waiting for ever: the pause is capped at max_wait_s, and counted.
+            let hostile = graphQLJob(server, target: "/graphql?n=25&cost=50&bucket=50&restore=0")
+                .replacingOccurrences(of: "attempts: 2}", with: "attempts: 2, max_wait_s: 0.05}")
+            let capped = try await run(hostile, in: directory, name: "capped.jsonl")
+            #expect(capped.complete, "\(capped.failures)")
+            #expect(fileText(directory + "/capped.jsonl") == Self.lines(1...25))
+            #expect(capped.totals.cappedWaits >= 1)
+        }
+    }
+
+    @Test("a THROTTLED error is asked again after the pause, not failed; out of attempts it fails the page")
+    func throttledRetried() async throws {
+        try await TestServer.with { server in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let once = try await run(
+                graphQLJob(server, target: "/graphql?n=25&cost=10&bucket=20&restore=1000&throttled_at=2"), in: directory)
+            #expect(once.complete, "\(once.failures)")
+            #expect(once.failures.isEmpty)
+            #expect(fileText(directory + "/out.jsonl") == Self.lines(1...25))
+            #expect(once.totals.retries == 1)
+            // The refused answer says the bucket holds 0 of the 10 its query costs: the host pauses.
+            #expect(once.totals.rateLimitWaits >= 1)
+            // Refused on every attempt (2): the page fails with the server's message; the page before it is kept.
+            let always = try await run(
+                graphQLJob(server, target: "/graphql?n=25&throttled_at=2&throttled_times=9"), in: directory,
+                name: "always.jsonl")
+            #expect(!always.complete)
+            #expect(always.failures.first?.error.contains("Throttled") == true, "\(always.failures)")
+            #expect(always.totals.retries == 1)
+            #expect(fileText(directory + "/always.jsonl") == Self.lines(1...10))
+        }
+    }
+
+    @Test("a hostile cost answer is a bounded wait: rate 0, a tiny rate or a huge cost never sleep past the cap")
+    func hostileQueryCost() {
+        func wait(_ cost: String, _ available: String, _ rate: String?) -> Duration? {
+            var captured: [JSONKeyPath: JSONValue] = [
+                GraphQLAnswer.costRequested: .number(cost), GraphQLAnswer.costAvailable: .number(available),
+            ]
+            if let rate { captured[GraphQLAnswer.costRestoreRate] = .number(rate) }
+            return RateLimitSignal.wait(graphQL: captured)
+        }
+        #expect(wait("52", "12", "50.0") == .milliseconds(800))
+        #expect(wait("52", "988", "50.0") == nil, "enough in the bucket")
+        #expect(wait("52", "52", "50.0") == nil)
+        let longest = Duration.boundedSeconds(Duration.longestBoundedSeconds)
+        for (cost, rate) in [("52", "0"), ("52", "1e-9"), ("1e300", "50"), ("52", "-5")] {
+            #expect(wait(cost, "0", rate).map { $0 <= longest && $0 > .seconds(1_000) } == true, "\(cost) \(rate)")
+        }
+        #expect(wait("52", "0", nil) == longest, "no restore rate: the longest wait, which the scheduler caps")
+        #expect(wait("1e400", "0", "50").map { $0 <= longest } ?? true, "a cost past Double: no wait, or bounded")
+        // The scheduler caps what it imposes at max_wait (120 s by default), as it caps Retry-After.
+        #expect(JobSettings().maxWait == .seconds(120))
+    }
+
     @Test("a run stopped by an error resumes at the failed page: the union is exact")
     func resume() async throws {
         try await TestServer.with { server in

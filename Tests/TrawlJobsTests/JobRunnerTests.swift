@@ -166,8 +166,12 @@ struct JobRunnerTests {
             #expect(second.failures.count == 2)
             #expect(fileText(output) == partial)
             // The failed pages again, and for the planned unit at most the pages after its failed one that were
-            // in flight with it (fetched, never committed).
-            #expect((2...5).contains(server.stats.requestsServed), "\(server.stats.requestsServed) requests")
+            // in flight with it (fetched, never committed). The server may also count, after `resetStats`, a
+            // request the run before had sent and cancelled (pages 3 to 5 of the planned unit, in flight when its
+            // page 2 failed) but which a busy server reads only now: what this run asked is in its report.
+            #expect(second.totals.requests >= 2 && second.totals.requests <= 5, "\(second.totals.requests) requests")
+            #expect(server.stats.requestsServed >= second.totals.requests)
+            #expect(server.stats.requestsServed <= second.totals.requests + 3, "\(server.stats.requestsServed)")
 
             // They succeed: the output is the clean run's, byte for byte; only the missing pages were fetched.
             server.resetStats()
@@ -179,8 +183,14 @@ struct JobRunnerTests {
             #expect(FileManager.default.contents(atPath: output) == FileManager.default.contents(atPath: clean))
             #expect(third.outputs.first?.incomplete.isEmpty == true)
             #expect(third.outputs.first?.settledBytes == third.outputs.first?.bytes)
-            // Cursor pages 3 to 5 (the last says has_more: false); planned pages 2 to 5.
-            #expect(server.stats.requestsServed == 3 + 4)
+            // Cursor pages 3 to 5 (the last says has_more: false); planned pages 2 to 5: asked once each (a
+            // retried attempt would be in `retries`). The server's count can hold the second run's stragglers too
+            // (see above): at most its 3 cancelled pages.
+            #expect(third.totals.pages == 3 + 4)
+            #expect(third.totals.requests >= 3 + 4 && third.totals.requests <= 3 + 4 + third.totals.retries)
+            #expect(server.stats.requestsServed >= third.totals.requests)
+            #expect(
+                server.stats.requestsServed <= 3 + 4 + third.totals.retries + 3, "\(server.stats.requestsServed)")
             let segments = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/state/segments")) ?? []
             #expect(segments.isEmpty)
         }

@@ -51,28 +51,37 @@ struct RunWordsTests {
         #expect(
             JobRunner.shortOfTotal(expected: 50, from: nil, written: 49, pages: 1, distinct: (key, nil))
                 == "the server announced 50 items; 49 items were written (1 page); distinct items by the primary "
-                + "key id are not known (pages kept from an earlier run), so written items were compared")
+                + "key id are not known (more than 1000000 keys), so written items were compared")
         #expect(JobRunner.shortOfTotal(expected: 50, from: nil, written: 50, pages: 1, distinct: (key, nil)) == nil)
     }
 
     @Test("distinct items: by the key's JSON, under item with metadata, whole lines without the key; bounded")
     func distinctItems() {
-        let plain = DistinctItems(key: "id", withMeta: false)
-        plain.add(Array(#"{"id":1,"v":1}"#.utf8) + [10] + Array(#"{"id":1,"v":2}"#.utf8) + [10]
-            + Array(#"{"id":"1"}"#.utf8) + [10] + Array("{\"x\":1}\n{\"x\":1}\n{\"x\":2}\n".utf8))
-        #expect(plain.count == 4, "1, \"1\", and two distinct lines without the key")
-        let meta = DistinctItems(key: "id", withMeta: true)
-        meta.add(Array(#"{"source":"s","page":0,"item":{"id":7}}"#.utf8) + [10]
-            + Array(#"{"source":"s","page":1,"item":{"id":7}}"#.utf8) + [10])
-        #expect(meta.count == 1)
-        let bounded = DistinctItems(key: "id", withMeta: false, limit: 2)
-        bounded.add(Array("{\"id\":1}\n{\"id\":2}\n".utf8))
-        #expect(bounded.count == 2)
-        bounded.add(Array("{\"id\":3}\n".utf8))
-        #expect(bounded.count == nil, "past the limit the count is unknown, not wrong")
-        let resumed = DistinctItems(key: "id", withMeta: false)
-        resumed.markUnknown()
-        resumed.add(Array("{\"id\":1}\n".utf8))
-        #expect(resumed.count == nil)
+        // Counting only (an incremental source's): every line is written, the distinct ones counted.
+        var plain = DriftCheck(path: "id", filters: false)
+        let all = Array(#"{"id":1,"v":1}"#.utf8) + [10] + Array(#"{"id":1,"v":2}"#.utf8) + [10]
+            + Array(#"{"id":"1"}"#.utf8) + [10] + Array("{\"x\":1}\n{\"x\":1}\n{\"x\":2}\n".utf8)
+        #expect(plain.filter(all, index: 0).kept == 6)
+        #expect(plain.distinct == 4, "1, \"1\", and two distinct lines without the key")
+        #expect(!plain.drifted && plain.duplicatesDropped == 0)
+        // Filtering: the same count, one hash per item; the repeated key is not written.
+        var filtering = DriftCheck(path: "id")
+        #expect(filtering.filter(all, index: 0).kept == 5)
+        #expect(filtering.distinct == 4)
+        var meta = DriftCheck(path: DriftCheck.linePath("id", withMeta: true), filters: false)
+        _ = meta.filter(
+            Array(#"{"source":"s","page":0,"item":{"id":7}}"#.utf8) + [10]
+                + Array(#"{"source":"s","page":1,"item":{"id":7}}"#.utf8) + [10], index: 0)
+        #expect(meta.distinct == 1)
+        var bounded = DriftCheck(path: "id", cap: 2, filters: false)
+        _ = bounded.filter(Array("{\"id\":1}\n{\"id\":2}\n".utf8), index: 0)
+        #expect(bounded.distinct == 2)
+        _ = bounded.filter(Array("{\"id\":3}\n".utf8), index: 1)
+        #expect(bounded.distinct == nil, "past the limit the count is unknown, not wrong")
+        // A resumed unit: the lines of its segment count as written.
+        var resumed = DriftCheck(path: "id")
+        resumed.restore(Array("{\"id\":1}\n{\"id\":2}\n".utf8))
+        #expect(resumed.filter(Array("{\"id\":2}\n{\"id\":3}\n".utf8), index: 2).kept == 1)
+        #expect(resumed.distinct == 3)
     }
 }

@@ -36,6 +36,41 @@ struct GraphQLPaginationTests {
         }
     }
 
+    struct EdgeItems: PostRoute {
+        var path: RoutePath { "graphql" }
+        var query: QueryParameters { ["n": 23] }
+        var body: RouteBody {
+            .json(Query(
+                query: "query($first: Int, $after: String) { items(first: $first, after: $after) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }",
+                variables: ["first": 5]))
+        }
+    }
+
+    @Test("read at the connection's edges, each item is its edge's node, with either decoder")
+    func edges() async throws {
+        try await TestServer.with { server in
+            var api = API(baseURL: server.url("/"))
+            var ids: [Int] = []
+            for try await item in try await api.items(
+                of: EdgeItems(), as: Item.self, at: "data.items.edges", style: .graphQL(connection: "data.items"))
+            {
+                ids.append(item.id)
+            }
+            #expect(ids == Array(1...23))
+            // Foundation's decoder reads elements as JSON text: the edge is unwrapped the same way.
+            api.decoder = FoundationPayloadDecoder()
+            let pages = try await api.pages(
+                of: EdgeItems(), as: Item.self, at: "data.items.edges", style: .graphQL(connection: "data.items"))
+            var names: [String] = []
+            for try await page in pages { names += page.items.map(\.name) }
+            #expect(names.count == 23 && names.first == "item-1", "\(names)")
+        }
+        let style = PaginationStyle.graphQL(connection: "data.items")
+        #expect(style.itemsAreEdges(at: "data.items.edges"))
+        #expect(!style.itemsAreEdges(at: "data.items.nodes") && !style.itemsAreEdges(at: "data.other.edges"))
+        #expect(!PaginationStyle.cursor(at: "next", param: "c").itemsAreEdges(at: "data.items.edges"))
+    }
+
     @Test("a GraphQL style names its capture paths and rejects an answer with errors")
     func rejection() {
         let style = PaginationStyle.graphQL(connection: "data.repo.issues", cursorVariable: "cursor")

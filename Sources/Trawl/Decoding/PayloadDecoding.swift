@@ -115,3 +115,23 @@ public enum PayloadBytes {
         }
     }
 }
+
+/// Decodes each element of a page as a GraphQL edge and hands out its `node` (decoded with `base`): a
+/// ``PaginationStyle/graphQL(connection:cursorVariable:)`` walk whose items path is the connection's `edges`.
+struct EdgeNodeDecoding: PayloadDecoding {
+    let base: any PayloadDecoding
+
+    private struct Edge<Node: Decodable>: Decodable {
+        var node: Node
+    }
+
+    var elementForm: JSONExtractor.Form { base.elementForm }
+
+    func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at keyPath: JSONKeyPath?) throws -> T {
+        try base.decode(type, from: body, at: keyPath)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, element: JSONElement) throws -> T {
+        try base.decode(Edge<T>.self, element: element).node
+    }
+}

@@ -16,8 +16,8 @@ extension PaginationStyle {
     public static let maxBodyValueBytes = 65_536
     public static let maxPagedBodyBytes = 1 << 20
 
-    /// A GraphQL walk: `POST` the query with its variables; the items are the connection's `nodes` (or
-    /// `edges[].node`, unwrapped by the caller); `pageInfo.endCursor` goes to the variable `cursorVariable` while
+    /// A GraphQL walk: `POST` the query with its variables; the items are the connection's `nodes`, or its
+    /// `edges` (each item decoded from the edge's `node`, ``itemsAreEdges(at:)``); `pageInfo.endCursor` goes to the variable `cursorVariable` while
     /// `pageInfo.hasNextPage` is true. An answer with `errors` fails its page (``rejection(of:)``), and
     /// `hasNextPage: true` without a cursor fails the walk.
     ///
@@ -63,13 +63,18 @@ extension PaginationStyle {
         }
     }
 
+    /// A GraphQL walk read at its connection's `edges` (`data.repository.issues.edges`): each item is the edge's
+    /// `node`. (Read at `nodes`, or any other path, the elements are the items.)
+    public func itemsAreEdges(at itemsPath: JSONKeyPath) -> Bool {
+        guard let connection = graphQLConnection else { return false }
+        return itemsPath.components == connection.components + [.key("edges")]
+    }
+
     /// What makes the page itself unusable, so that none of its items may be written: a GraphQL answer with
     /// `errors` (partial data is not the page), or one without the connection. `nil` for any other style.
     public func rejection(of page: PageResponse) -> String? {
         guard let connection = graphQLConnection else { return nil }
-        if let error = page.captured[GraphQLAnswer.firstError], error != .null {
-            return "the GraphQL answer holds errors: " + GraphQLAnswer.message(of: error)
-        }
+        if let errors = GraphQLAnswer.errors(in: page.captured) { return errors }
         guard case .cursor(_, _, let hasMore?) = kind else { return nil }
         if page.captured[hasMore] == nil || page.captured[hasMore] == .null {
             return "the GraphQL answer has no connection at '\(connection)' (no pageInfo.hasNextPage there)"
@@ -78,13 +83,36 @@ extension PaginationStyle {
     }
 }
 
-/// What trawl reads of a GraphQL answer beside the connection: its first error, and the rate limit as GitHub
-/// reports it (`data.rateLimit { remaining resetAt }`, when the query asks for it).
+/// What trawl reads of a GraphQL answer beside the connection: its first error, the rate limit as GitHub
+/// reports it (`data.rateLimit { remaining resetAt }`, when the query asks for it), and the query cost as Shopify
+/// reports it (`extensions.cost { requestedQueryCost throttleStatus { currentlyAvailable restoreRate } }`).
 public enum GraphQLAnswer {
     static let firstError: JSONKeyPath = "errors.0"
     public static let rateLimitRemaining: JSONKeyPath = "data.rateLimit.remaining"
     public static let rateLimitResetAt: JSONKeyPath = "data.rateLimit.resetAt"
-    static let capturePaths: [JSONKeyPath] = [firstError, rateLimitRemaining, rateLimitResetAt]
+    public static let costRequested: JSONKeyPath = "extensions.cost.requestedQueryCost"
+    public static let costAvailable: JSONKeyPath = "extensions.cost.throttleStatus.currentlyAvailable"
+    public static let costRestoreRate: JSONKeyPath = "extensions.cost.throttleStatus.restoreRate"
+    static let capturePaths: [JSONKeyPath] = [
+        firstError, rateLimitRemaining, rateLimitResetAt, costRequested, costAvailable, costRestoreRate,
+    ]
+
+    /// What fails the page of an answer with `errors` (its first error's message, bounded and escaped), or `nil`
+    /// when the answer (as `captured` from it) has none.
+    public static func errors(in captured: [JSONKeyPath: JSONValue]) -> String? {
+        guard let error = captured[firstError], error != .null else { return nil }
+        return "the GraphQL answer holds errors: " + message(of: error)
+    }
+
+    /// Whether the answer's first error says `THROTTLED` (`errors[0].extensions.code`, as Shopify refuses a query
+    /// its cost bucket cannot pay for): the page is to be asked again once the bucket refills, not failed.
+    ///
+    /// ```swift
+    /// GraphQLAnswer.isThrottled(["errors.0": .object(["extensions": .object(["code": .string("THROTTLED")])])])
+    /// ```
+    public static func isThrottled(_ captured: [JSONKeyPath: JSONValue]) -> Bool {
+        captured[firstError]?["extensions"]?["code"]?.stringValue == "THROTTLED"
+    }
     /// The longest error message kept (the server's text is hostile: long, nested, with control characters).
     static let messageLimit = 300
 

@@ -77,6 +77,9 @@ public struct PaginationError: Error, Sendable, CustomStringConvertible {
     public var head: ResponseHead?
     /// The attempts made at the page (more than 1 when a retry policy tried it again).
     public var attempts = 1
+    /// The side fields read from the failed page's body when it was read to its end (a GraphQL answer without
+    /// data: its `errors`, its `extensions.cost`); empty otherwise.
+    public var captured: [JSONKeyPath: JSONValue] = [:]
 
     /// Query parameter names hidden in `description` on top of `Redaction`'s defaults (lowercased): the failed
     /// request's `sensitiveQueryParameters`.

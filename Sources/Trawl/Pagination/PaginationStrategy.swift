@@ -41,6 +41,10 @@ public protocol PaginationStrategy: Sendable {
     /// What makes a page itself unusable, so that none of its items may be kept (a GraphQL answer with
     /// `errors`): the walk fails at that page, which counts as not read. `nil` (the default) for a usable page.
     func rejection(of page: PageResponse) -> String?
+    /// Whether the elements at `itemsPath` are GraphQL edges, each item being the edge's `node` (a
+    /// ``PaginationStyle/graphQL(connection:cursorVariable:)`` walk read at its connection's `edges`). `false` (the
+    /// default) for any other.
+    func itemsAreEdges(at itemsPath: JSONKeyPath) -> Bool
 }
 
 extension PaginationStrategy {
@@ -51,6 +55,7 @@ extension PaginationStrategy {
     public func totalSource(in page: PageResponse) -> String? { total(in: page).map { _ in "the first page" } }
     public func problem(in page: PageResponse) -> String? { nil }
     public func rejection(of page: PageResponse) -> String? { nil }
+    public func itemsAreEdges(at itemsPath: JSONKeyPath) -> Bool { false }
 }
 
 /// The pages after the first when the first tells how many there are: their number and each page made when it

@@ -86,8 +86,11 @@ public struct Paginator<Item: Decodable & Sendable>: Sendable {
         return max(1, min(maxConcurrentPages, limit))
     }
 
-    /// The decoder items go through.
-    var itemDecoding: any PayloadDecoding { payloadDecoder ?? StreamingPayloadDecoder(decoder) }
+    /// The decoder items go through: at a GraphQL connection's `edges`, each item is its edge's `node`.
+    var itemDecoding: any PayloadDecoding {
+        let decoding = payloadDecoder ?? StreamingPayloadDecoder(decoder)
+        return strategy.itemsAreEdges(at: itemsPath) ? EdgeNodeDecoding(base: decoding) : decoding
+    }
 
     /// The side fields read from every page: the strategy's and the caller's.
     var capturePaths: [JSONKeyPath] {

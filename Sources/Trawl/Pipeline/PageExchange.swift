@@ -434,9 +434,10 @@ package final class PageStream: @unchecked Sendable {
         default:
             reported = error
         }
-        let failure = exchange.failure(
+        var failure = exchange.failure(
             kind, page: page, request: request, index: index, response: kind == .transport ? nil : rawResponse,
             head: head, error: reported)
+        failure.captured = summary?.captured ?? [:]
         self.failure = failure
         return failure
     }

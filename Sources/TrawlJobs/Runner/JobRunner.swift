@@ -333,15 +333,20 @@ public final class JobRunner: Sendable {
     /// Walks one unit from its saved state; returns how it ended.
     func runUnit(_ unit: WorkUnit, saved: Checkpoint.UnitState?, store: JobStore) async throws -> UnitOutcome {
         var state = saved ?? Checkpoint.UnitState(id: unit.id)
-        var driver = UnitDriver(runner: self, unit: unit, store: store)
+        let driver = UnitDriver(runner: self, unit: unit, store: store)
         let pagesBefore = state.pages
         let itemsBefore = state.items
-        if let key = unit.primaryKey {
-            driver.distinct = DistinctItems(key: key, withMeta: options.withMeta)
-            // Pages kept from an earlier run were not read here: their keys are unknown.
-            if pagesBefore > 0 { driver.distinct?.markUnknown() }
-        }
         let walked = state.status != .done
+        // With a primary key, one set of key digests counts the distinct items and tells drift. An incremental
+        // source only counts: its window matches items by key across runs (a changed item is written again).
+        var keys = unit.primaryKey.map {
+            DriftCheck(path: DriftCheck.linePath($0, withMeta: options.withMeta), filters: unit.incremental == nil)
+        }
+        if walked, state.stuck == nil, pagesBefore > 0 {
+            // Pages kept from an earlier run: their keys come back from the unit's segment, which holds what the
+            // checkpoint counts.
+            try keys?.restore(segment: store.segmentPath(ordinal: unit.ordinal))
+        }
         if walked, var stuck = state.stuck {
             // The kept page's pagination data cannot go on: the same failure, without asking the server again.
             state.status = .failed
@@ -353,7 +358,7 @@ public final class JobRunner: Sendable {
             state.status = .running
             state.failure = nil
             do {
-                try await driver.walk(&state)
+                try await driver.walk(&state, keys: &keys)
                 if let split = unit.window?.split, state.flag(.capped) != nil, state.pages >= split.maxPages {
                     let halves = try bisect(unit, split, pages: state.pages)
                     metrics.windowDiscarded(
@@ -369,7 +374,7 @@ public final class JobRunner: Sendable {
                 if let expected = state.expectedItems, state.flag(.capped) == nil, state.flag(.drift) == nil,
                     let message = Self.shortOfTotal(
                         expected: expected, from: state.expectedFrom, written: state.items, pages: state.pages,
-                        distinct: driver.distinct.map { ($0.key, $0.count) })
+                        distinct: unit.primaryKey.map { ($0, keys?.distinct) })
                 {
                     state.setFlag(CompletenessFlag(
                         source: unit.source, unit: unit.id, kind: .shortOfTotal, message: message))
@@ -449,7 +454,7 @@ extension JobRunner {
                 + "\(key)"
         case .some((let key, .none)):
             return "\(announced); \(written) items were written (\(pageCount)); distinct items by the primary key "
-                + "\(key) are not known (pages kept from an earlier run), so written items were compared"
+                + "\(key) are not known (more than \(DriftCheck.keyCap) keys), so written items were compared"
         case .none:
             return "\(announced); \(written) items were written (\(pageCount)); with no primary key, written items "
                 + "were compared, not distinct ones"

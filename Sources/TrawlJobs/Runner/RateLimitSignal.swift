@@ -8,7 +8,7 @@ import TrawlJSON
 /// Reads `Retry-After` (delta seconds or an HTTP date) on 429 and 503, and on any response whose remaining
 /// budget is 0: `X-RateLimit-Remaining` with `X-RateLimit-Reset` (Unix time or delta seconds),
 /// `RateLimit-Remaining` with `RateLimit-Reset` (delta seconds), or the combined
-/// `RateLimit: limit=…, remaining=0, reset=…`.
+/// `RateLimit: limit=…, remaining=0, reset=…`. GraphQL answers say it in their body (``wait(graphQL:now:)``).
 ///
 /// ```swift
 /// RateLimitSignal.wait(status: 429, headers: ["Retry-After": "2"], now: Date())   // 2 s
@@ -49,11 +49,31 @@ public enum RateLimitSignal {
     ///                                "data.rateLimit.resetAt": .string("2030-01-01T00:00:00Z")])
     /// ```
     public static func wait(graphQL captured: [JSONKeyPath: JSONValue], now: Date = Date()) -> Duration? {
-        guard let remaining = captured[GraphQLAnswer.rateLimitRemaining]?.int64Value, remaining <= 0,
+        if let remaining = captured[GraphQLAnswer.rateLimitRemaining]?.int64Value, remaining <= 0,
             let reset = captured[GraphQLAnswer.rateLimitResetAt]?.stringValue,
             let date = ISO8601DateFormatter().date(from: reset.trimmed)
+        {
+            return .boundedSeconds(date.timeIntervalSince(now))
+        }
+        return wait(queryCost: captured)
+    }
+
+    /// A GraphQL answer's query cost, as Shopify sends it (`extensions.cost`): when the bucket holds less than the
+    /// query cost (`throttleStatus.currentlyAvailable` < `requestedQueryCost`, the next page costing what this one
+    /// did), the host pauses until it has refilled at `restoreRate` points a second. A rate of 0 or less (or a
+    /// cost of 1e300) is a wait of `Duration.longestBoundedSeconds`, which the scheduler caps at `max_wait_s`.
+    ///
+    /// ```swift
+    /// RateLimitSignal.wait(queryCost: ["extensions.cost.requestedQueryCost": .number("52"),
+    ///                                  "extensions.cost.throttleStatus.currentlyAvailable": .number("12"),
+    ///                                  "extensions.cost.throttleStatus.restoreRate": .number("50.0")])   // 0.8 s
+    /// ```
+    public static func wait(queryCost captured: [JSONKeyPath: JSONValue]) -> Duration? {
+        guard let cost = captured[GraphQLAnswer.costRequested]?.doubleValue,
+            let available = captured[GraphQLAnswer.costAvailable]?.doubleValue, available < cost
         else { return nil }
-        return .boundedSeconds(date.timeIntervalSince(now))
+        let rate = captured[GraphQLAnswer.costRestoreRate]?.doubleValue ?? 0
+        return .boundedSeconds(rate > 0 ? (cost - available) / rate : .infinity)
     }
 
     /// `Retry-After`: delta seconds or an IMF-fixdate.

@@ -19,7 +19,8 @@ final class CommitPipeline {
     let byteLimit = 16 << 20
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
     private var pendingBytes = 0
-    /// With a primary key: the keys written, to drop repeats and tell drift (``DriftCheck``).
+    /// With a primary key: the digests of the items written, to count them, drop repeats and tell drift
+    /// (``DriftCheck``).
     var drift: DriftCheck?
 
     init(driver: UnitDriver) { self.driver = driver }
@@ -52,8 +53,6 @@ struct UnitDriver: Sendable {
     let runner: JobRunner
     let unit: WorkUnit
     let store: JobStore
-    /// With a primary key: the distinct items written, for the completeness check.
-    var distinct: DistinctItems? = nil
 
     var linesReader: PageLinesReader {
         let source = JSONValue.string(unit.source).json
@@ -89,10 +88,13 @@ struct UnitDriver: Sendable {
         return paths
     }
 
-    /// Walks the unit's remaining pages; every page is durable when it returns (or throws).
-    func walk(_ state: inout Checkpoint.UnitState) async throws {
+    /// Walks the unit's remaining pages; every page is durable when it returns (or throws). `keys`: with a primary
+    /// key, the digests of the items the unit wrote (restored on resume), updated as it writes more.
+    func walk(_ state: inout Checkpoint.UnitState, keys: inout DriftCheck?) async throws {
         let commits = CommitPipeline(driver: self)
+        commits.drift = keys
         defer {
+            keys = commits.drift
             if let drift = commits.drift { runner.metrics.duplicatesDropped(source: unit.source, drift.duplicatesDropped) }
         }
         do {
@@ -128,38 +130,39 @@ struct UnitDriver: Sendable {
         base.sensitiveHeaders.formUnion(settings.sensitiveHeaders)
         base.trustedOrigins = origins.trusted
         let restore = self.restore
-        var plan: PagePlan
+        var plan: PagePlan?
         if let first = state.first {
             let response = try stored { try first.pageResponse(base: base, unredact: restore) }
-            plan = PagePlan(
+            let planned = PagePlan(
                 strategy: strategy, resumingPlanned: response, pagesDone: state.pages, items: state.items,
                 limits: limits, origins: origins)
-            flagCut(plan.cut, firstItems: response.itemCount, state: &state)
-            runner.metrics.planned(pages: (plan.pageTotal ?? 1) - state.pages)
+            flagCut(planned.cut, firstItems: response.itemCount, state: &state)
+            runner.metrics.planned(pages: (planned.pageTotal ?? 1) - state.pages)
+            plan = planned
         } else if state.pages > 0 {
-            guard let stored = state.next else { return }
-            var next = try self.stored { try stored.pageRequest(base: base, unredact: restore) }
-            // A walk in the body keeps its position, not its body: the position goes back into the body.
-            next.request = strategy.request(next.request, at: next.position)
-            plan = PagePlan(
-                strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
-                expectedItems: state.expectedItems, limits: limits, origins: origins, base: base)
+            // A serial walk without a next page had reached its end: only its drift check is left (the run was
+            // killed during the re-read, or before the check).
+            if let stored = state.next {
+                var next = try self.stored { try stored.pageRequest(base: base, unredact: restore) }
+                // A walk in the body keeps its position, not its body: the position goes back into the body.
+                next.request = strategy.request(next.request, at: next.position)
+                plan = PagePlan(
+                    strategy: strategy, resumingSerial: next, pagesDone: state.pages, items: state.items,
+                    expectedItems: state.expectedItems, limits: limits, origins: origins, base: base)
+            }
         } else {
             plan = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
         }
-        let fresh = state.pages == 0
-        // An incremental source's items are matched by key across runs by its window (a changed item is written
-        // again, by design): drift detection is for the other walks.
-        if let key = unit.primaryKey, unit.incremental == nil {
-            commits.drift = DriftCheck(path: DriftCheck.linePath(key, withMeta: runner.options.withMeta))
-        }
-        try await drive(&plan, state: &state, commits: commits, reread: false)
-        guard fresh, let drift = commits.drift, !drift.overCap else {
-            if commits.drift?.overCap == true { flagDriftUnchecked(state: &state) }
+        // A run killed during the re-read left pages of it in the segment: the re-read is done again.
+        let rereading = state.rereadPages != nil
+        if var plan { try await drive(&plan, state: &state, commits: commits, reread: false) }
+        // A resumed walk checks too: its keys written before came back from its segment (`JobRunner.runUnit`).
+        guard let drift = commits.drift, drift.filters, !drift.overCap else {
+            if commits.drift?.filters == true { flagDriftUnchecked(state: &state) }
             return
         }
         let short = state.expectedItems.map { drift.distinctInPass < $0 && state.flag(.capped) == nil } ?? false
-        guard drift.drifted || short else { return }
+        guard drift.drifted || short || rereading else { return }
         let firstPass = (pages: drift.drifted ? drift.pagesText() : nil, keys: drift.repeatedKeys)
         guard strategy.canReread else {
             flagDrift(
@@ -215,7 +218,7 @@ struct UnitDriver: Sendable {
                 do {
                     let fetched = try await fetch(page, index: index, reader: reader)
                     if reread {
-                        try await rereadPage(fetched, page, index: index, plan: &plan, state: state, commits: commits)
+                        try await rereadPage(fetched, page, index: index, plan: &plan, state: &state, commits: commits)
                     } else {
                         try await completed(fetched, page, index: index, plan: &plan, state: &state, commits: commits)
                     }
@@ -232,7 +235,7 @@ struct UnitDriver: Sendable {
                     }
                     if reread {
                         try await rereadPage(
-                            fetched, page, index: plan.pagesCompleted, plan: &plan, state: state, commits: commits)
+                            fetched, page, index: plan.pagesCompleted, plan: &plan, state: &state, commits: commits)
                     } else {
                         try await completed(
                             fetched, page, index: state.pages, plan: &plan, state: &state, commits: commits)
@@ -249,24 +252,24 @@ struct UnitDriver: Sendable {
         }
     }
 
-    /// A page of the re-read after drift: its keys not written yet are written, under the unit's current state.
+    /// A page of the re-read after drift: its keys not written yet are written, under the unit's current state
+    /// (its segment holds one page more: `rereadPages`).
     private func rereadPage(
         _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
-        state: Checkpoint.UnitState, commits: CommitPipeline
+        state: inout Checkpoint.UnitState, commits: CommitPipeline
     ) async throws {
         let response = PageResponse(
             request: page.request, position: page.position, itemCount: fetched.itemCount,
             captured: fetched.captured, head: fetched.head)
         plan.completed(response)
         if !plan.failureKeepsCompletedPage, let failure = plan.failure { throw failure }
-        // The completeness check counts the keys of every page read, the re-read's (which found what the first
-        // pass missed) included.
-        distinct?.add(fetched.lines)
+        // The completeness count takes the keys the re-read found that the first pass missed.
         var fetched = fetched
         if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index) {
             (fetched.lines, fetched.keptAfterDrift) = (lines, kept)
         }
         runner.metrics.reread(source: unit.source)
+        state.rereadPages = (state.rereadPages ?? 0) + 1
         try await commits.submit(fetched, state: state)
     }
 
@@ -314,7 +317,6 @@ struct UnitDriver: Sendable {
         if let failure = plan.failure, !plan.failureConcernsNextPage { state.stuck = record(failure) }
         noteIncompleteResults(fetched, index: index, state: &state)
         noteIncremental(fetched, state: &state)
-        distinct?.add(fetched.lines)
         state.pages = plan.pagesCompleted
         state.items = plan.itemsCompleted
         if isFirst {
@@ -410,15 +412,28 @@ struct UnitDriver: Sendable {
             }
             if let head { runner.metrics.responded(source: unit.source, host: host, status: head.status) }
             var wait = head.flatMap { RateLimitSignal.wait(status: $0.status, headers: $0.headers) }
-            if wait == nil, unit.pagination.graphQLConnection != nil, case .success(let page) = result {
-                wait = RateLimitSignal.wait(graphQL: page.captured)
+            // A GraphQL answer says it in its body (an answer without data fails to read, its fields captured).
+            let graphQL = unit.pagination.graphQLConnection != nil
+            let captured: [JSONKeyPath: JSONValue]
+            switch result {
+            case .success(let page): captured = graphQL ? page.captured : [:]
+            case .failure(let failure): captured = graphQL ? failure.captured : [:]
             }
+            if wait == nil, graphQL { wait = RateLimitSignal.wait(graphQL: captured) }
+            // Refused for its cost (Shopify's THROTTLED): asked again once the host's pause (from the answer's cost)
+            // and the backoff have passed. Out of attempts, the answer's errors fail the page.
+            let throttled = graphQL && GraphQLAnswer.isThrottled(captured)
             if let wait {
                 runner.metrics.paused(source: unit.source, await runner.scheduler.pause(host, for: wait))
             }
             await runner.scheduler.release(host, status: head?.status)
             switch result {
             case .success(var page):
+                if throttled, case .retry(let delay) = attempts.failed(retryable: true) {
+                    runner.metrics.attemptFailed(source: unit.source, host: host, retried: true)
+                    try await Task.sleep(for: delay)
+                    continue
+                }
                 page.host = host
                 if page.notModified { runner.metrics.notModified(source: unit.source, host: host) }
                 runner.metrics.pageFetched(
@@ -427,8 +442,14 @@ struct UnitDriver: Sendable {
                 return page
             case .failure(var failure):
                 try Task.checkCancellation()
+                if let errors = GraphQLAnswer.errors(in: captured) {
+                    // An answer with errors and no data: its errors say why, not the items path it lacks.
+                    failure.underlying = TrawlError(
+                        code: .invalidBody, message: errors, method: pageRequest.request.method.rawValue,
+                        url: failure.url)
+                }
                 let made = attempts.made
-                let next = attempts.failed(retryable: policy.isRetryable(failure))
+                let next = attempts.failed(retryable: throttled || policy.isRetryable(failure))
                 if next == .fail, index > 0, let status = failure.status, runner.settings.stopStatuses.contains(status) {
                     // The end the user named (`--stop-on-status 404` past DRF's last page): no error in progress
                     // or summary. (A planned page with that status still fails its walk, and is listed as failed.)

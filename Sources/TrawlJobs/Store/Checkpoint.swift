@@ -90,8 +90,11 @@ struct Checkpoint: Codable, Sendable {
         }
         var id: String
         var status: Status = .running
-        /// Pages committed to the unit's segment.
+        /// Pages of the walk committed to the unit's segment.
         var pages = 0
+        /// With a primary key: pages a re-read after drift committed to the segment past `pages` (set once the
+        /// re-read has begun; a resumed unit reads again from the first page).
+        var rereadPages: Int?
         var items = 0
         /// Bytes committed to the unit's segment.
         var segment: Int64 = 0

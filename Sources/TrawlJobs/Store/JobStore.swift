@@ -262,6 +262,9 @@ final class JobStore: Sendable {
         }
     }
 
+    /// The segment of unit `ordinal` (`segments/ORDINAL.jsonl`): on open, cut back to what its checkpoint counts.
+    func segmentPath(ordinal: Int) -> String { segmentDirectory + "/\(ordinal).jsonl" }
+
     /// Appends a page's lines to the unit's segment and records `state`; returns once both are on disk.
     func commitPage(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState) async throws {
         try await submitPage(ordinal: ordinal, lines: lines, state: state).wait()

@@ -4,7 +4,7 @@ import TrawlEngine
 /// The proof behind a unit's checkpoint: beside each segment (`segments/ORDINAL.jsonl`) an index
 /// (`segments/ORDINAL.pages`) holds one 16-byte record per committed page — its byte length and checksum
 /// (`PageHash`; `PageChecksum` in indexes written before it), little-endian — written and `fsync`ed with the page. The checkpoint records, besides the
-/// page count and segment length, a checksum over the index records it counts (`pageDigest`).
+/// page count (with the pages of a re-read after drift) and segment length, a checksum over the index records it counts (`pageDigest`).
 ///
 /// A resume checks all three against each other before it writes anything: the records must be at least as many
 /// as the checkpoint's pages, their checksum must be the recorded one, their lengths must add up to the recorded
@@ -36,39 +36,41 @@ enum SegmentIndex {
         _ state: Checkpoint.UnitState, segment: DurableFile, index: DurableFile
     ) throws {
         let hint = "the state was changed outside trawl; pass --restart to fetch everything again"
-        guard state.pages >= 0, state.segment >= 0 else {
+        // The segment's pages: the walk's, then those a re-read after drift added.
+        let (pages, overflow) = state.pages.addingReportingOverflow(state.rereadPages ?? 0)
+        guard state.pages >= 0, (state.rereadPages ?? 0) >= 0, !overflow, state.segment >= 0 else {
             throw JobError.state(
                 "the checkpoint counts \(state.pages) page(s) and \(state.segment) bytes of \(segment.path) for unit"
                     + " \(state.id)",
                 hint: hint)
         }
-        if index.created, state.pages > 0, state.pageDigest == nil {
+        if index.created, pages > 0, state.pageDigest == nil {
             throw JobError.state(
                 "\(segment.path) has no page index (\(index.path)): its checkpoint was written by an older trawl",
                 hint: "pass --restart to fetch everything again")
         }
         let indexBytes = try DurableFiles.read(index.path) ?? []
         let available = indexBytes.count / recordSize
-        guard available >= state.pages else {
+        guard available >= pages else {
             throw JobError.state(
-                "the checkpoint counts \(state.pages) page(s) of unit \(state.id) but \(index.path) records only"
+                "the checkpoint counts \(pages) page(s) of unit \(state.id) but \(index.path) records only"
                     + " \(available) (it ends at offset \(indexBytes.count))",
                 hint: hint)
         }
         var sum = PageChecksum()
-        for page in 0..<state.pages {
+        for page in 0..<pages {
             sum.update(indexBytes[page * recordSize..<(page + 1) * recordSize])
         }
-        let expectedDigest = state.pages == 0 ? nil : hex(sum.value)
+        let expectedDigest = pages == 0 ? nil : hex(sum.value)
         guard state.pageDigest == expectedDigest else {
             throw JobError.state(
-                "the checkpoint's page checksum for unit \(state.id) does not match the first \(state.pages) record(s)"
-                    + " of \(index.path) (offsets 0 to \(state.pages * recordSize))",
+                "the checkpoint's page checksum for unit \(state.id) does not match the first \(pages) record(s)"
+                    + " of \(index.path) (offsets 0 to \(pages * recordSize))",
                 hint: hint)
         }
         var records: [(length: Int64, checksum: UInt64)] = []
         var total: Int64 = 0
-        for page in 0..<state.pages {
+        for page in 0..<pages {
             let start = page * recordSize
             let length = Int64(bitPattern: value(indexBytes[start..<start + 8]))
             let sum = total.addingReportingOverflow(length)
@@ -80,18 +82,18 @@ enum SegmentIndex {
         }
         guard total == state.segment else {
             throw JobError.state(
-                "the checkpoint counts \(state.pages) page(s) of unit \(state.id), which end at offset \(total) of"
+                "the checkpoint counts \(pages) page(s) of unit \(state.id), which end at offset \(total) of"
                     + " \(segment.path), but it records the segment as \(state.segment) bytes",
                 hint: hint)
         }
         guard segment.length >= total else {
             throw JobError.state(
-                "\(segment.path) ends at offset \(segment.length), but the checkpoint's \(state.pages) page(s) end at"
+                "\(segment.path) ends at offset \(segment.length), but the checkpoint's \(pages) page(s) end at"
                     + " offset \(total)",
                 hint: hint)
         }
         try checkPages(records, in: segment.path, hint: hint)
-        try index.truncate(to: Int64(state.pages * recordSize))
+        try index.truncate(to: Int64(pages * recordSize))
         try segment.truncate(to: state.segment)
     }
 
