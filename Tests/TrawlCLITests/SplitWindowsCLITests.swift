@@ -91,6 +91,29 @@ struct SplitWindowsCLITests {
         }
     }
 
+    @Test("an integer cursor: windows of seq numbers, the items on the boundaries once")
+    func integerWindows() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("q", count: 50)  // seq 0 ... 49
+            try workspace.write(
+                "job.yaml",
+                splitJob(
+                    server, "q", query: "per_page=4", windows: 5, maxPages: 3, end: "60", cursor: "seq", initial: "0",
+                    params: ("since_seq", "until_seq")))
+            let run = try await trawl(arguments(), in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(workspace.text("out.jsonl") == server.feedLines("q").joined())
+            let asked = Set(server.requestLog.filter { $0.target.hasPrefix("/feed/q") }.compactMap { entry in
+                URLComponents(string: "http://h" + entry.target)?.queryItems?.first { $0.name == "until_seq" }?.value
+            })
+            // Windows of 12: [0, 12) holds 12 items, 3 pages of 4 and no more: not bisected.
+            #expect(asked == ["12", "24", "36", "48", "60"], "\(asked)")
+            #expect(try mark(workspace, "q") == "49")
+        }
+    }
+
     @Test("a window that fails keeps the mark; the same command resumes only what is missing and commits it")
     func failedWindowKeepsMark() async throws {
         try await TestServer.with { server in
