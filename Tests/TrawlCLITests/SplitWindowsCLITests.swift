@@ -91,6 +91,29 @@ struct SplitWindowsCLITests {
         }
     }
 
+    @Test("an integer cursor: windows of seq numbers, the items on the boundaries once")
+    func integerWindows() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("q", count: 50)  // seq 0 ... 49
+            try workspace.write(
+                "job.yaml",
+                splitJob(
+                    server, "q", query: "per_page=4", windows: 5, maxPages: 3, end: "60", cursor: "seq", initial: "0",
+                    params: ("since_seq", "until_seq")))
+            let run = try await trawl(arguments(), in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(workspace.text("out.jsonl") == server.feedLines("q").joined())
+            let asked = Set(server.requestLog.filter { $0.target.hasPrefix("/feed/q") }.compactMap { entry in
+                URLComponents(string: "http://h" + entry.target)?.queryItems?.first { $0.name == "until_seq" }?.value
+            })
+            // Windows of 12: [0, 12) holds 12 items, 3 pages of 4 and no more: not bisected.
+            #expect(asked == ["12", "24", "36", "48", "60"], "\(asked)")
+            #expect(try mark(workspace, "q") == "49")
+        }
+    }
+
     @Test("a window that fails keeps the mark; the same command resumes only what is missing and commits it")
     func failedWindowKeepsMark() async throws {
         try await TestServer.with { server in
@@ -115,6 +138,31 @@ struct SplitWindowsCLITests {
         }
     }
 
+    @Test("without end the windows end at the run's start, kept in the checkpoint: the resumed run asks the same")
+    func resumeKeepsTheRunsStart() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("s", count: 30)
+            let job = splitJob(server, "s").replacingOccurrences(of: ", end: \"2024-01-01T02:00:00Z\"", with: "")
+            try workspace.write("job.yaml", job)
+            server.feedFail("s", since: ["2024-01-01T00:00:00Z"])
+            let failed = try await trawl(arguments(), in: workspace)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            let checkpoint = try jsonObject(workspace.data("state/checkpoint.json"))
+            let started = try #require(checkpoint["started"] as? String)
+            // The last window ends at the run's start, whole seconds in UTC.
+            #expect(windowsAsked(server, "s").contains { $0.1 == started })
+            let first = windowsAsked(server, "s").filter { $0.0 == "2024-01-01T00:00:00Z" }.map(\.1)
+            server.feedFail("s", since: [])
+            server.resetRequestLog()
+            let retry = try await trawl(arguments(), in: workspace)
+            #expect(retry.status == 0, "\(retry.stderr)")
+            #expect(Set(windowsAsked(server, "s").map(\.1)) == Set(first))
+            #expect(workspace.text("out.jsonl") == server.feedLines("s").joined())
+        }
+    }
+
     @Test("kill -9 during parallel windows: the same command resumes each window and the union is exact")
     func killDuringWindows() async throws {
         try await TestServer.with { server in
@@ -129,16 +177,22 @@ struct SplitWindowsCLITests {
             _ = try await child.wait()
             #expect(killed, "the run ended before it could be killed")
             #expect(!workspace.exists("state/marks.json"))
-            let before = server.requestLog.filter { $0.target.hasPrefix("/feed/k") }.count
+            // The pages the checkpoint kept: the windows merged into the output whole, and each other window's own.
+            let pagesPerWindow = [8, 8, 8, 8, 8, 8, 5, 1]  // 15 items a window in pages of 2; 10 items; none
+            let checkpoint = try jsonObject(workspace.data("state/checkpoint.json"))
+            let merged = ((checkpoint["outputs"] as? [String: Any])?.values.first as? [String: Any])?["merged"] as? Int
+            var kept = pagesPerWindow.prefix(merged ?? 0).reduce(0, +)
+            for unit in (checkpoint["units"] as? [String: Any] ?? [:]).values {
+                kept += (unit as? [String: Any])?["pages"] as? Int ?? 0
+            }
             server.resetRequestLog()
             let again = try await trawl(arguments(), in: workspace)
             #expect(again.status == 0, "\(again.stderr)")
             #expect(workspace.text("out.jsonl") == server.feedLines("k").joined())
             #expect(try mark(workspace, "k") == "2024-01-01T01:39:00Z")
-            // 100 items in pages of 2: 50 pages with items, plus an empty last window; the resumed run asked only
-            // for what the killed one had not committed (at most a page in flight per window again).
+            // Each window resumed at its next page: the resumed run asked for exactly the pages not kept.
             let after = server.requestLog.filter { $0.target.hasPrefix("/feed/k") }.count
-            #expect(after <= 51 + 8 - before + 8, "killed after \(before) requests, resumed with \(after)")
+            #expect(after == pagesPerWindow.reduce(0, +) - kept, "\(kept) pages kept, \(after) asked after the kill")
         }
     }
 
@@ -164,6 +218,37 @@ struct SplitWindowsCLITests {
             let outputs = try #require(try report(workspace, "report.json")["outputs"] as? [[String: Any]])
             // 2 windows and 11 bisections: 13 windows hold the items.
             #expect(outputs.first?["units"] as? Int == 13, "\(outputs)")
+        }
+    }
+
+    @Test("in a job with dependent sources too, bisected windows' halves run and the union stays exact")
+    func bisectionBesideChildren() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            server.feedAdd("teams", count: 3)
+            server.feedAdd("bc", count: 100)
+            let job = splitJob(server, "bc", windows: 2, maxPages: 2) + """
+                  - name: teams
+                    url: "\(server.url("/feed/teams?per_page=2"))"
+                    paginate: link
+                    items: ""
+                  - name: members
+                    parent: teams
+                    url: "\(server.url("/family/kids/")){teams.id}?n=3&per_page=2"
+                    paginate: {style: page, total_pages: total_pages}
+                    items: items
+
+                """
+            try workspace.write("job.yaml", job)
+            let run = try await trawl(
+                ["fetch", "job.yaml", "--state", "state", "--output-dir", "out", "-q", "--report", "report.json"],
+                in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let runs = try FileManager.default.contentsOfDirectory(atPath: workspace.path("out/bc"))
+            #expect(runs.count == 1)
+            #expect(workspace.text("out/bc/" + (runs.first ?? "")) == server.feedLines("bc").joined())
+            #expect(workspace.text("out/members.jsonl").split(separator: "\n").count == 9)
         }
     }
 
@@ -238,7 +323,8 @@ struct SplitWindowsCLITests {
             try workspace.write("job.yaml", job)
             let run = try await trawl(arguments(), in: workspace)
             #expect(run.status != 0)
-            #expect(run.stderr.contains("incremental.initial 2999-01-01T00:00:00Z is not before the end"), "\(run.stderr)")
+            #expect(
+                run.stderr.contains("incremental.initial 2999-01-01T00:00:00Z is not before the end"), "\(run.stderr)")
             #expect(server.requestLog.isEmpty)
         }
     }

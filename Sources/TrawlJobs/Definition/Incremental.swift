@@ -198,11 +198,14 @@ public struct SplitSpec: Sendable, Hashable {
         self.end = end
     }
 
-    var canonicalDescription: String { ["split", untilParam, String(windows), String(maxPages), end ?? ""].joined(separator: ",") }
+    var canonicalDescription: String {
+        ["split", untilParam, String(windows), String(maxPages), end ?? ""].joined(separator: ",")
+    }
 
     func validate(field: String, initial: CursorValue) throws(JobSpecError) {
         guard !untilParam.isEmpty else {
-            throw JobSpecError(field: "\(field).until_param", "the parameter name is empty", hint: "e.g. until_param: until")
+            throw JobSpecError(
+                field: "\(field).until_param", "the parameter name is empty", hint: "e.g. until_param: until")
         }
         guard (1...WindowSplit.maxWindows).contains(windows) else {
             throw JobSpecError(

@@ -46,7 +46,8 @@ extension JobFileReader {
             let inSplit = error.field?.contains(".split.") == true
             let scope = inSplit ? splitNode.flatMap { try? mapping($0, at, allowed: nil) } : entries
             throw self.error(
-                key.flatMap { scope?[$0]?.value } ?? (inSplit ? splitNode : nil) ?? node, error.field, error.message, hint: error.hint,
+                key.flatMap { scope?[$0]?.value } ?? (inSplit ? splitNode : nil) ?? node, error.field, error.message,
+                hint: error.hint,
                 code: error.code)
         }
         source.incremental = spec

@@ -213,6 +213,8 @@ extension JobRunner {
                 if let outcome {
                     results.append(outcome)
                     running -= 1
+                    // A bisected window's halves run next.
+                    if case .split(let halves) = outcome { queue = ArraySlice(halves + Array(queue)) }
                 } else {
                     waiting = false
                 }

@@ -63,7 +63,9 @@ extension JobRunner {
             run.bisected = Set(existing.bisected ?? [])
         }
         if units.contains(where: { $0.incremental?.split != nil }), run.started == nil {
-            run.started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+            // Whole seconds: the windows' bounds are.
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            run.started = ISO8601DateFormatter().string(from: now)
         }
         let file = try marks.load()
         for index in units.indices {
@@ -83,13 +85,13 @@ extension JobRunner {
                 spec: spec, source: source, start: value, primaryKey: units[index].primaryKey,
                 seen: committed?.window ?? [:])
         }
-        units = try units.flatMap { unit in try windows(of: unit, run: run, marks: file, directory: directory) }
+        units = try units.flatMap { unit in try windows(of: unit, run: run, marks: file) }
         return run
     }
 
-    /// `unit` cut into its parallel windows (`split:`), each bisected window followed by nothing but preceded by its
-    /// halves (recursively); `[unit]` without `split:`. Fails when `initial` is not before the range's end.
-    func windows(of unit: WorkUnit, run: IncrementalRun, marks: MarkStore.File, directory: String) throws -> [WorkUnit] {
+    /// `unit` cut into its parallel windows (`split:`) in order, a window an earlier run of this one bisected coming
+    /// right after its halves (recursively); `[unit]` without `split:`. Fails when `initial` is not before the end.
+    func windows(of unit: WorkUnit, run: IncrementalRun, marks: MarkStore.File) throws -> [WorkUnit] {
         guard let spec = unit.incremental, let split = spec.split, let window = unit.window else { return [unit] }
         guard childPlan?.isParent(unit) != true else {
             throw JobError.state(
@@ -143,7 +145,8 @@ extension JobRunner {
         made.window = window
         made.ordinal = UnitID.window(unit: planned, index: index, path: path).ordinal
         made.id = "\(plannedID) \(bounds)"
-        made.request = unit.request.settingQuery(spec.param, to: bounds.from).settingQuery(split.untilParam, to: bounds.to)
+        made.request = unit.request.settingQuery(spec.param, to: bounds.from)
+            .settingQuery(split.untilParam, to: bounds.to)
         made.maxPages = min(unit.maxPages ?? .max, split.maxPages)
         return made
     }

@@ -190,9 +190,12 @@ public final class JobRunner: Sendable {
             }
             return try await runUnits(pending, saved: opened.saved, store: store)
         }
-        if childPlan != nil { counts.total = skipped + outcomes.count }
-        // A bisected window counts as its two halves.
-        counts.total += outcomes.filter(\.isSplit).count
+        // A bisected window counts as its two halves (the window's outcome is not a unit's end).
+        if childPlan != nil {
+            counts.total = skipped + outcomes.filter { !$0.isSplit }.count
+        } else {
+            counts.total += outcomes.filter(\.isSplit).count
+        }
         counts.done = outcomes.filter(\.isDone).count
         counts.failed = outcomes.filter(\.failed).count
         await scheduler.cancelAll()
@@ -255,6 +258,10 @@ public final class JobRunner: Sendable {
     /// read is a conditional cache's stored page on a `304`, one small file.)
     func loop(for unit: WorkUnit) -> EngineExecutor {
         let loops = clients.client(for: unit).executors
+        // A window's ordinal has its window number in high bits: spread the windows by that number and half.
+        if case .window(let planned, let index, let path) = UnitID(ordinal: unit.ordinal) {
+            return loops[(planned + index + path.heapIndex) % loops.count]
+        }
         return loops[unit.ordinal % loops.count]
     }
 
@@ -362,8 +369,8 @@ public final class JobRunner: Sendable {
                 if let split = unit.window?.split, state.flag(.capped) != nil, state.pages >= split.maxPages {
                     let halves = try bisect(unit, split, pages: state.pages)
                     metrics.windowDiscarded(
-                        source: unit.source, host: Origin.hostKey(of: unit.request.url), pages: state.pages - pagesBefore,
-                        items: state.items - itemsBefore)
+                        source: unit.source, host: Origin.hostKey(of: unit.request.url),
+                        pages: state.pages - pagesBefore, items: state.items - itemsBefore)
                     try await store.splitUnit(ordinal: unit.ordinal, halves: halves.map {
                         JobStore.UnitSlot(ordinal: $0.ordinal, id: $0.id, output: "")
                     })

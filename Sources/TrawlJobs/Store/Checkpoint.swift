@@ -14,7 +14,8 @@ struct Checkpoint: Codable, Sendable {
     var withMeta: Bool
     /// Per output file: bytes committed and how many of its units (in order) they hold.
     var outputs: [String: OutputState] = [:]
-    /// Units started but not yet merged into their output, by ordinal.
+    /// Units started but not yet merged into their output, by ordinal (`UnitID.ordinal`: a planned unit, a child,
+    /// a parent end or a window; the layout older checkpoints used for planned units and children).
     var units: [String: UnitState] = [:]
     /// True once every unit has been merged.
     var complete = false
