@@ -157,7 +157,7 @@ struct ParentChildJobTests {
         #expect(plain != included)
     }
 
-    @Test("parent: errors: unknown, itself, a cycle, two levels, a matrix, a value outside the url or in the host")
+    @Test("parent: errors: unknown, itself, a cycle, two levels, past 1,024 sources, a matrix, a value outside the url")
     func parentErrors() throws {
         func problem(_ child: String, parentExtra: String = "") -> String {
             let text = """
@@ -189,6 +189,18 @@ struct ParentChildJobTests {
             Issue.record("two levels of parent parsed")
         } catch {
             #expect(error.description.contains("only one level of parent"))
+        }
+        // A child unit's id has 10 bits for its source: a child source past the 1,024th is refused, not aliased.
+        let many = (0..<1_024).map {
+            #"  - {name: s\#($0), url: "https://x.example.com/\#($0)", paginate: link, items: ""}"#
+        }
+        let far = "sources:\n" + many.joined(separator: "\n")
+            + "\n" + #"  - {name: late, parent: s0, url: "https://x.example.com/l/{s0.id}", paginate: link, items: ""}"#
+        do {
+            _ = try Job.parse(far, environment: [:])
+            Issue.record("a child source at position 1,024 parsed")
+        } catch {
+            #expect(error.description.contains("one of the first 1024 sources"), "\(error)")
         }
         let matrix = #"url: "https://api.example.com/u/{users.login}/{x}", matrix: {x: [1]}"#
         #expect(problem("parent: users, \(matrix)").contains("takes no matrix"))

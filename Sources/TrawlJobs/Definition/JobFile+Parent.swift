@@ -53,6 +53,13 @@ extension Job {
                     code: .parents, field: "\(field).parent", "'\(parent)' names no source",
                     hint: "sources here: \(sources.map(\.name).joined(separator: ", "))")
             }
+            guard index < UnitID.childSources else {
+                // A child unit's id holds its source's position in 10 bits: past it, two sources' units collide.
+                throw JobSpecError(
+                    code: .parents, field: "\(field).parent",
+                    "a source with a parent must be one of the first \(UnitID.childSources) sources of the job",
+                    hint: "move it up in sources:, or split the job file")
+            }
             guard parent != source.name else {
                 throw JobSpecError(
                     code: .parents, field: "\(field).parent", "the source is its own parent",

@@ -24,6 +24,9 @@ enum UnitID: Sendable, Hashable, CustomStringConvertible {
     case window(unit: Int, index: Int, path: WindowPath)
 
     static let childEnd = 0xFFFF_FFFF
+    /// Child sources must be among the job's first 1,024 sources (10 bits of the ordinal; checked when a job file
+    /// is read).
+    static let childSources = 1 << 10
 
     var ordinal: Int {
         switch self {
