@@ -99,16 +99,19 @@ struct DriftCLITests {
     }
 
     /// Runs `arguments` (with `--state st`), kills it with SIGKILL once the checkpoint counts `pages` pages of the
-    /// unit and the listing `name` got `requests` requests (the last one held by `hold=`), then runs it again.
+    /// unit (and more than `segment` bytes of it) and the listing `name` got `requests` requests (the last one
+    /// held by `hold=`), then runs it again.
     private func killAndResume(
-        _ server: TestServer, _ name: String, _ query: String, pages: Int, requests count: Int, in workspace: Workspace
+        _ server: TestServer, _ name: String, _ query: String, pages: Int, segment: Int = -1, requests count: Int,
+        in workspace: Workspace
     ) async throws -> RunResult {
         let arguments = driftArguments(server, name, query, extra: ["--primary-key", "id", "--state", "st"])
         let child = try TrawlProcess(arguments, in: workspace, environment: [:])
         let killed = await killWhen(child) {
             let checkpoint = (try? jsonObject(workspace.data("st/checkpoint.json"))) ?? [:]
             let unit = (checkpoint["units"] as? [String: [String: Any]])?["0"]
-            return (unit?["pages"] as? Int ?? 0) >= pages && requests(server, name) >= count
+            return (unit?["pages"] as? Int ?? 0) >= pages && (unit?["segment"] as? Int ?? 0) > segment
+                && requests(server, name) >= count
         }
         try await child.wait()
         #expect(killed && child.wasKilled, "the walk ended before it was killed: \(child.stderr)")
@@ -139,19 +142,25 @@ struct DriftCLITests {
     @Test("kill -9 during the re-read: the resume reads again and writes only the rows still missing")
     func killDuringReread() async throws {
         try await TestServer.with { server in
-            let workspace = try Workspace()
-            defer { workspace.remove() }
-            // First pass: 1...10, 12...21, 22...30 (11 deleted ahead of the walk: 29 keys of 30 announced); the
-            // re-read's first request (4) is held, the run killed with its 3 pages durable.
-            let run = try await killAndResume(
-                server, "rekill", "delete=1&hold=4", pages: 3, requests: 4, in: workspace)
-            #expect(run.status == 0, "\(run.stderr)")
-            let written = try ids(workspace.text("out.jsonl"))
-            #expect(written.count == 30 && Set(written) == Set(1...30), "each key once: \(written)")
-            #expect(written.last == 11)
-            let stats = try totals(workspace)
-            #expect(stats["rereads"] as? Int == 3, "\(stats)")
-            #expect(stats["duplicates_dropped"] as? Int == 28, "\(stats)")  // 2...10 and 12...30 again
+            // First pass: 1...10, 12...21, 22...30 (11 deleted ahead of the walk: 29 keys of 30 announced).
+            let firstPass = (Array(1...10) + Array(12...30)).map { "{\"id\":\($0),\"name\":\"row-\($0)\"}\n" }
+            // Killed before the re-read wrote anything (its first request, 4, held), or once its first page (row
+            // 11) is durable (its second request held; the checkpoint counts that page as a re-read's).
+            for (name, hold, segment) in [("rekill", 4, -1), ("rekill2", 5, firstPass.joined().utf8.count)] {
+                let workspace = try Workspace()
+                defer { workspace.remove() }
+                let run = try await killAndResume(
+                    server, name, "delete=1&hold=\(hold)", pages: 3, segment: segment, requests: hold,
+                    in: workspace)
+                #expect(run.status == 0, "\(name): \(run.stderr)")
+                let written = try ids(workspace.text("out.jsonl"))
+                #expect(written.count == 30 && Set(written) == Set(1...30), "\(name): each key once: \(written)")
+                #expect(written.last == 11, "\(name): \(written)")
+                let stats = try totals(workspace)
+                #expect(stats["rereads"] as? Int == 3, "\(name): \(stats)")
+                // The resumed re-read drops what is written: 2...10 and 12...30, and 11 too when it was durable.
+                #expect(stats["duplicates_dropped"] as? Int == (hold == 4 ? 28 : 29), "\(name): \(stats)")
+            }
         }
     }
 
