@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 import TrawlBench
 
 /// After a bench run: the summary, the thresholds, the `.hgrm` file and the exit status (0; 1 when no request
@@ -209,18 +210,17 @@ extension Bench {
 /// once.
 enum BenchInterrupt {
     static func run(recorder: BenchRecorder, _ body: @escaping @Sendable () async -> BenchReport) async -> BenchReport {
-        let task = Task { await body() }
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
+        let running = Mutex<Task<BenchReport, Never>?>(nil)
+        // Armed before the first request: a Ctrl-C once requests flow is never lost.
+        let trap = await InterruptTrap.arm {
             if recorder.isStopped { _exit(130) }
             recorder.requestStop()
-            task.cancel()
+            running.withLock { $0 }?.cancel()
         }
-        source.resume()
+        let task = Task { await body() }
+        running.withLock { $0 = task }
         let report = await task.value
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        trap.disarm()
         return report
     }
 }

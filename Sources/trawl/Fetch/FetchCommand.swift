@@ -227,13 +227,13 @@ struct Fetch: AsyncParsableCommand {
         let display = JobProgressDisplay(quiet: quiet)
         display.start { runner.progress }
         let resume = resumeCommand(stateDirectory: state == nil ? runner.stateDirectory : nil)
-        let interrupt = FetchInterrupt.install { [state] in
+        let interrupt = await FetchInterrupt.install { [state] in
             let progress = runner.progress
             return "\ninterrupted: \(progress.pagesDone) pages and \(progress.items) items fetched in this run; "
                 + "every page committed before now is kept in \(state ?? runner.stateDirectory)\n"
                 + "resume with: \(resume)\n"
         }
-        defer { interrupt.cancel() }
+        defer { interrupt.disarm() }
         let result: JobReport
         do {
             result = try await runner.run()
@@ -485,25 +485,11 @@ struct FetchEssentials: ParsableArguments {
 /// Ctrl-C during `trawl fetch`: what was kept and the command that resumes, on stderr, then exit 130 at once.
 /// Stopping there is as safe as `kill -9`, which a run with state survives by design (every page is durable
 /// before the checkpoint counts it); nothing is flushed or cut short that a resume would need.
-final class FetchInterrupt {
-    private let source: any DispatchSourceSignal
-
-    private init(source: any DispatchSourceSignal) { self.source = source }
-
-    static func install(_ message: @escaping @Sendable () -> String) -> FetchInterrupt {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
+enum FetchInterrupt {
+    static func install(_ message: @escaping @Sendable () -> String) async -> InterruptTrap {
+        await InterruptTrap.arm {
             try? OutputWriting.write(Array(TerminalText.safe(message()).utf8), to: 2, name: "stderr")
             _exit(130)
         }
-        source.resume()
-        return FetchInterrupt(source: source)
-    }
-
-    /// Ctrl-C ends the process as usual again.
-    func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
     }
 }
