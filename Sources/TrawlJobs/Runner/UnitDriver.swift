@@ -17,7 +17,10 @@ final class CommitPipeline {
     let driver: UnitDriver
     let limit = 2048
     let byteLimit = 16 << 20
+    /// Submitted pages not yet counted, oldest first from `head` (a queue: removing the first of up to `limit`
+    /// entries would move all the others, per page).
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
+    private var head = 0
     private var pendingBytes = 0
     /// With a primary key: the keys written, to drop repeats and tell drift (``DriftCheck``).
     var drift: DriftCheck?
@@ -30,19 +33,40 @@ final class CommitPipeline {
         let commit = driver.store.submitPage(ordinal: ordinal, lines: lines, state: state, children: children)
         pending.append((commit, page.writtenItems, page.host, page.lines.count))
         pendingBytes += page.lines.count
-        while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
+        // Pages already durable are counted now, without waiting: the progress shows them at once.
+        while head < pending.count, let result = pending[head].commit.result { try count(result) }
+        while pending.count - head > limit || (pendingBytes > byteLimit && pending.count - head > 1) {
             try await drainOne()
         }
     }
 
     func drain() async throws {
-        while !pending.isEmpty { try await drainOne() }
+        while head < pending.count { try await drainOne() }
     }
 
     private func drainOne() async throws {
-        let first = pending.removeFirst()  // at most `limit` entries: shifting them costs nothing next to a write
-        try await first.commit.wait()
+        let commit = pending[head].commit
+        if let result = commit.result {
+            try count(result)
+            return
+        }
+        try await commit.wait()
+        try count(.success(()))
+    }
+
+    /// Takes the oldest page off the queue; counts it when it was written.
+    private func count(_ result: Result<Void, any Error>) throws {
+        let first = pending[head]
+        head += 1
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 256, head * 2 >= pending.count {
+            pending.removeFirst(head)
+            head = 0
+        }
         pendingBytes -= first.bytes
+        try result.get()
         driver.runner.metrics.pageCommitted(source: driver.unit.source, host: first.host, items: first.items)
     }
 }
