@@ -12,7 +12,8 @@ import TrawlJSON
 /// the disk (about 4 pages per commit, ~900 pages/s here). With 256 a fast walk of 10 KB pages stopped at 256 pages
 /// per 20 ms batch (`JobStore.minimumBatchInterval`), 12,800 pages/s, which walk (c) reached; 2,048 pages or 16 MB
 /// keep the memory bounded (the byte limit binds first for pages over 8 KB) and let one commit carry what the
-/// writer's pause between batches brought.
+/// writer's pause between batches brought. While nobody waits, the writer lets a batch fill for
+/// `JobStore.pageBatchInterval`; a unit that must wait for a page (at a limit, or at its end) calls `expedite`.
 final class CommitPipeline {
     let driver: UnitDriver
     let limit = 2048
@@ -50,6 +51,7 @@ final class CommitPipeline {
             try count(result)
             return
         }
+        driver.store.expedite()
         try await commit.wait()
         try count(.success(()))
     }
