@@ -77,8 +77,33 @@ struct CheckpointProofCLITests {
         bytes.reduce(start) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
     }
 
-    @Test("a state whose page index was written before PageHash (FNV-1a values) still resumes; a flip is refused")
-    func indexOfAnOlderTrawlResumes() async throws {
+    /// `SerialPageHash` (one multiply chain, tag 0xA5), which indexes written before `PageHash`'s lanes hold.
+    private func serialHash(_ bytes: [UInt8]) -> UInt64 {
+        func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+            let x = (h ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            return x ^ (x >> 29)
+        }
+        func word(_ slice: ArraySlice<UInt8>) -> UInt64 {
+            slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var i = 0
+        while i + 8 <= bytes.count {
+            h = mix(h, word(bytes[i..<i + 8]))
+            i += 8
+        }
+        h = mix(h, word(bytes[i...]) ^ UInt64(bytes.count - i) << 59)
+        h = mix(h, UInt64(bytes.count))
+        h ^= h >> 33
+        h = h &* 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 33
+        return 0xA5 << 56 | (h & 0x00FF_FFFF_FFFF_FFFF)
+    }
+
+    @Test(
+        "a page index written before PageHash (FNV-1a, SerialPageHash values) still resumes; a flip is refused",
+        arguments: [false, true])
+    func indexOfAnOlderTrawlResumes(serial: Bool) async throws {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
@@ -89,7 +114,7 @@ struct CheckpointProofCLITests {
                          Array(segment.dropFirst(itemLines(0..<10).utf8.count))]
             var index: [UInt8] = []
             for page in pages {
-                for value in [UInt64(page.count), fnv(page)] {
+                for value in [UInt64(page.count), serial ? serialHash(page) : fnv(page)] {
                     index += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
                 }
             }

@@ -12,12 +12,16 @@ import TrawlJSON
 /// the disk (about 4 pages per commit, ~900 pages/s here). With 256 a fast walk of 10 KB pages stopped at 256 pages
 /// per 20 ms batch (`JobStore.minimumBatchInterval`), 12,800 pages/s, which walk (c) reached; 2,048 pages or 16 MB
 /// keep the memory bounded (the byte limit binds first for pages over 8 KB) and let one commit carry what the
-/// writer's pause between batches brought.
+/// writer's pause between batches brought. While nobody waits, the writer lets a batch fill for
+/// `JobStore.pageBatchInterval`; a unit that must wait for a page (at a limit, or at its end) calls `expedite`.
 final class CommitPipeline {
     let driver: UnitDriver
     let limit = 2048
     let byteLimit = 16 << 20
+    /// Submitted pages not yet counted, oldest first from `head` (a queue: removing the first of up to `limit`
+    /// entries would move all the others, per page).
     private var pending: [(commit: PendingCommit, items: Int, host: String, bytes: Int)] = []
+    private var head = 0
     private var pendingBytes = 0
     /// With a primary key: the digests of the items written, to count them, drop repeats and tell drift
     /// (``DriftCheck``).
@@ -31,19 +35,41 @@ final class CommitPipeline {
         let commit = driver.store.submitPage(ordinal: ordinal, lines: lines, state: state, children: children)
         pending.append((commit, page.writtenItems, page.host, page.lines.count))
         pendingBytes += page.lines.count
-        while pending.count > limit || (pendingBytes > byteLimit && pending.count > 1) {
+        // Pages already durable are counted now, without waiting: the progress shows them at once.
+        while head < pending.count, let result = pending[head].commit.result { try count(result) }
+        while pending.count - head > limit || (pendingBytes > byteLimit && pending.count - head > 1) {
             try await drainOne()
         }
     }
 
     func drain() async throws {
-        while !pending.isEmpty { try await drainOne() }
+        while head < pending.count { try await drainOne() }
     }
 
     private func drainOne() async throws {
-        let first = pending.removeFirst()  // at most `limit` entries: shifting them costs nothing next to a write
-        try await first.commit.wait()
+        let commit = pending[head].commit
+        if let result = commit.result {
+            try count(result)
+            return
+        }
+        driver.store.expedite()
+        try await commit.wait()
+        try count(.success(()))
+    }
+
+    /// Takes the oldest page off the queue; counts it when it was written.
+    private func count(_ result: Result<Void, any Error>) throws {
+        let first = pending[head]
+        head += 1
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 256, head * 2 >= pending.count {
+            pending.removeFirst(head)
+            head = 0
+        }
         pendingBytes -= first.bytes
+        try result.get()
         driver.runner.metrics.pageCommitted(source: driver.unit.source, host: first.host, items: first.items)
     }
 }

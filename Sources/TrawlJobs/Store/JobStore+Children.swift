@@ -72,7 +72,7 @@ extension JobStore {
             return true
         }
         if accepted {
-            signal.signal()
+            signal.signal(urgent: false)
         } else {
             pending.complete(.failure(JobError.state("the job's store is closed", hint: nil)))
         }

@@ -85,6 +85,9 @@ final class JobStore: Sendable {
         /// Units of this run whose end has not been queued yet, when known (not with child units, which appear
         /// as their parents walk): once it is 0 no page can come, and the writer need not wait for more.
         var unitsLeft: Int?
+        /// Someone waits for the queued work: a unit's end, or a unit that stopped fetching until its pages are
+        /// durable (`expedite`). The batch then starts at `minimumBatchInterval`, not `pageBatchInterval`.
+        var urgent = false
     }
 
     /// Owned by the writer thread after `open`.
@@ -267,7 +270,9 @@ final class JobStore: Sendable {
 
     /// Appends a page's lines to the unit's segment and records `state`; returns once both are on disk.
     func commitPage(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState) async throws {
-        try await submitPage(ordinal: ordinal, lines: lines, state: state).wait()
+        let pending = submitPage(ordinal: ordinal, lines: lines, state: state)
+        expedite()
+        try await pending.wait()
     }
 
     /// Queues a page for the writer and returns at once: pages of one unit are written in submission order, so a
@@ -305,7 +310,7 @@ final class JobStore: Sendable {
                 queue.onStop = continuation
                 return false
             }
-            if stopped { continuation.resume() } else { signal.signal() }
+            if stopped { continuation.resume() } else { signal.signal(urgent: true) }
         }
         if let failure = writer.failure { throw failure }
         return writer.closed ?? Closed(complete: false, outputs: [], flags: [])
@@ -315,14 +320,18 @@ final class JobStore: Sendable {
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
             queue.operations.append(operation)
-            if case .unit = operation, let left = queue.unitsLeft { queue.unitsLeft = left - 1 }
-            if case .split(_, let halves, _) = operation, let left = queue.unitsLeft {
-                queue.unitsLeft = left - 1 + halves.count
+            if case .unit = operation {
+                queue.urgent = true
+                if let left = queue.unitsLeft { queue.unitsLeft = left - 1 }
+            }
+            if case .split(_, let halves, _) = operation {
+                queue.urgent = true
+                if let left = queue.unitsLeft { queue.unitsLeft = left - 1 + halves.count }
             }
             return true
         }
         if accepted {
-            signal.signal()
+            if case .page = operation { signal.signal(urgent: false) } else { signal.signal(urgent: true) }
         } else {
             let closed = JobError.state("the job's store is closed", hint: nil)
             switch operation {
@@ -334,9 +343,22 @@ final class JobStore: Sendable {
     }
 
     /// The shortest time between the starts of two batches while pages keep coming: a fast walk would otherwise
-    /// commit every few pages, each commit costing three `fsync`s (segment, checkpoint, directory); waiting a
+    /// commit every few pages, each commit costing four `fsync`s (segment, index, checkpoint, directory); waiting a
     /// little lets one commit carry a few hundred pages (the units meanwhile fetch on; see `CommitPipeline`).
     static let minimumBatchInterval = Duration.milliseconds(20)
+
+    /// The time between the starts of two batches while only pages come and nobody waits for them: units fetch on
+    /// while their pages wait (`CommitPipeline`, which bounds what a unit has outstanding and calls `expedite` when
+    /// it must wait), so a longer batch costs no fetching, and each batch's fixed cost (the checkpoint's encoding
+    /// and replacement, four `fsync`s) is spread over more pages.
+    static let pageBatchInterval = Duration.milliseconds(100)
+
+    /// A unit waits for its pages to be durable (its walk ended, or it has as many outstanding as it may): the
+    /// batch being filled is written at `minimumBatchInterval`.
+    func expedite() {
+        queue.withLock { $0.urgent = true }
+        signal.signal(urgent: true)
+    }
 
     private func runWriter() {
         let clock = ContinuousClock()
@@ -346,13 +368,16 @@ final class JobStore: Sendable {
             if let lastBatch {
                 // No wait once the last unit has ended: nothing more will join the batch (walk (c) spent its
                 // last 20 ms here before merging).
-                signal.hold(until: lastBatch + Self.minimumBatchInterval) {
-                    queue.withLock { $0.closed || $0.unitsLeft.map { $0 <= 0 } == true }
-                }
+                let ended = { self.queue.withLock { $0.closed || $0.unitsLeft.map { $0 <= 0 } == true } }
+                signal.hold(until: lastBatch + Self.minimumBatchInterval, unless: ended)
+                signal.hold(until: lastBatch + Self.pageBatchInterval) { ended() || queue.withLock { $0.urgent } }
             }
             lastBatch = clock.now
             let (batch, closed) = queue.withLock { queue -> ([Operation], Bool) in
-                defer { queue.operations.removeAll() }
+                defer {
+                    queue.operations.removeAll()
+                    queue.urgent = false
+                }
                 return (queue.operations, queue.closed)
             }
             if !batch.isEmpty { write(batch) }

@@ -18,6 +18,10 @@ final class PendingCommit: Sendable {
         waiter?.resume(with: result)
     }
 
+    /// How the write ended, once it has: read without suspending (a `wait` on a finished commit would still
+    /// suspend the task and schedule it again).
+    var result: Result<Void, any Error>? { state.withLock { $0.result } }
+
     func wait() async throws {
         try await withCheckedThrowingContinuation { continuation in
             let done = state.withLock { state -> Result<Void, any Error>? in

@@ -3,8 +3,9 @@ import TrawlEngine
 
 /// The proof behind a unit's checkpoint: beside each segment (`segments/ORDINAL.jsonl`) an index
 /// (`segments/ORDINAL.pages`) holds one 16-byte record per committed page — its byte length and checksum
-/// (`PageHash`; `PageChecksum` in indexes written before it), little-endian — written and `fsync`ed with the page. The checkpoint records, besides the
-/// page count (with the pages of a re-read after drift) and segment length, a checksum over the index records it counts (`pageDigest`).
+/// (`PageHash`; `SerialPageHash` or `PageChecksum` in indexes written before it), little-endian — written and
+/// `fsync`ed with the page. The checkpoint records, besides the page count (with the pages of a re-read after drift)
+/// and segment length, a checksum over the index records it counts (`pageDigest`).
 ///
 /// A resume checks all three against each other before it writes anything: the records must be at least as many
 /// as the checkpoint's pages, their checksum must be the recorded one, their lengths must add up to the recorded
@@ -105,9 +106,12 @@ enum SegmentIndex {
         defer { try? handle.close() }
         var offset: Int64 = 0
         for (page, record) in records.enumerated() {
-            // Indexes written before `PageHash` hold FNV-1a values (`PageChecksum`): both are computed, and a
-            // record matches either.
-            var hash = PageHash()
+            // Indexes written by earlier releases hold `SerialPageHash` values (tag 0xA5) or FNV-1a values
+            // (`PageChecksum`, any top byte): the hash the record's tag names and FNV-1a are computed, and a record
+            // matches either.
+            let tag = record.checksum >> 56
+            var hash = tag == PageHash.tag ? PageHash() : nil
+            var serial = tag == SerialPageHash.tag ? SerialPageHash() : nil
             var sum = PageChecksum()
             var remaining = record.length
             while remaining > 0 {
@@ -116,11 +120,13 @@ enum SegmentIndex {
                     throw JobError.state("\(path) ends inside page \(page + 1) (offset \(offset))", hint: hint)
                 }
                 let bytes = [UInt8](data)
-                hash.update(bytes)
+                hash?.update(bytes)
+                serial?.update(bytes)
                 sum.update(bytes)
                 remaining -= Int64(data.count)
             }
-            guard hash.value == record.checksum || sum.value == record.checksum else {
+            let hashed = hash?.value ?? serial?.value
+            guard hashed == record.checksum || sum.value == record.checksum else {
                 throw JobError.state(
                     "\(path): page \(page + 1) (bytes \(offset) to \(offset + record.length)) does not match the"
                         + " checksum recorded when it was committed",

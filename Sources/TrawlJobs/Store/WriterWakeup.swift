@@ -7,13 +7,24 @@ final class WriterWakeup: @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var signalled = false
+    /// Guarded by `condition`: the writer is in `hold`, where only urgent signals can end the wait.
+    private var holding = false
 
-    /// Wakes the writer (work was queued, or the store is closing).
-    func signal() {
+    /// Wakes the writer (work was queued, or the store is closing). `urgent: false` (a page queued, which nobody
+    /// waits for yet) does not wake a writer that is letting a batch fill: it would only look and wait again, a
+    /// context switch per page.
+    func signal(urgent: Bool = true) {
         condition.lock()
         signalled = true
-        condition.signal()
+        if urgent || !holding { condition.signal() }
         condition.unlock()
+    }
+
+    /// The writer is in `hold` (for tests).
+    var isHolding: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return holding
     }
 
     /// On the writer thread: returns once `signal` was called since the last return.
@@ -25,11 +36,14 @@ final class WriterWakeup: @unchecked Sendable {
     }
 
     /// On the writer thread: lets a batch fill until `deadline`, or until `done()` says nothing more will come
-    /// (checked again on every signal). The signals meanwhile are spent: the batch taken next holds their work.
+    /// (checked again on every urgent signal). The signals meanwhile are spent: the batch taken next holds their
+    /// work.
     func hold(until deadline: ContinuousClock.Instant, unless done: () -> Bool) {
         let clock = ContinuousClock()
         condition.lock()
+        holding = true
         defer {
+            holding = false
             signalled = false
             condition.unlock()
         }
