@@ -75,11 +75,17 @@ struct PreparedSendTests {
             config.userAgent = "other/1"
             let other = Client(configuration: config)
             let client = Client()
-            let ready = try other.prepare(Request(url: server.url("/echo")))
+            // With a header of its own, the prepared lines hold the preparing client's defaults merged in.
+            var request = Request(url: server.url("/echo"))
+            request.headers = ["X-Tag": "a"]
+            let ready = try other.prepare(request)
             // Sent through `client`, it is checked again with `client`'s own defaults.
             let echo = try decodeEcho(try await client.send(ready))
             #expect(echo.header("User-Agent") == ["trawl/0.1"])
-            #expect(try decodeEcho(try await other.send(ready)).header("User-Agent") == ["other/1"])
+            #expect(echo.header("X-Tag") == ["a"])
+            let own = try decodeEcho(try await other.send(ready))
+            #expect(own.header("User-Agent") == ["other/1"])
+            #expect(own.header("X-Tag") == ["a"])
         }
     }
 }
