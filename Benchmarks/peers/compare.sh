@@ -118,8 +118,9 @@ if [ ! -s "$walk_dir/page-$walk_pages.json" ]; then
 fi
 
 work=$(mktemp -d /tmp/trawl-peers.XXXXXX)
+. "$here/nginx.sh"
 cleanup() {
-    [ -f "$work/nginx.pid" ] && nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true
+    nginx_stop "$work"
     rm -rf "$work" "$yajl_raw"
 }
 trap cleanup EXIT
@@ -139,45 +140,20 @@ openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 \
     -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 chmod -R a+rX "$work" "$data"  # nginx workers drop root
 port=$((20000 + RANDOM % 20000)); tls1=$((port + 1)); tls2=$((port + 2))
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    default_type application/json;
-    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
-    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
-    ssl_certificate $work/cert.pem;
-    ssl_certificate_key $work/key.pem;
-    server {
-        listen 127.0.0.1:$port;
-        listen 127.0.0.1:$tls1 ssl;
-        root $work/www;
-        disable_symlinks off;
+# sendfile only for the large bodies of (b): for 600-byte files it costs nginx a second system call per response,
+# which on these two shared cores is taken from the clients being measured.
+nginx_port=$port nginx_start "$work" "        listen 127.0.0.1:$tls1 ssl;
         location /s/ { try_files /small.json =404; }
-        # sendfile only for the large bodies of (b): for 600-byte files it costs nginx a second system
-        # call per response, which on these two shared cores is taken from the clients being measured.
         location ~ ^/(big|mid)\.json\$ { sendfile on; }
-        location = /walk/page { try_files /walk/page-\$arg_page.json =404; }
-    }
+        location = /walk/page { try_files /walk/page-\$arg_page.json =404; }" "    ssl_certificate $work/cert.pem;
+    ssl_certificate_key $work/key.pem;
     server {
         listen 127.0.0.1:$tls2 ssl http2;
         root $work/www;
         location /s/ { try_files /small.json =404; }
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
+    }"
 base="http://127.0.0.1:$port"
-for _ in $(seq 50); do
-    curl -sf "$base/s/1" >/dev/null && break
-    sleep 0.2
-done
-curl -sf "$base/s/1" >/dev/null || { echo "error: nginx did not start: $(cat "$work/logs/error.log")" >&2; exit 1; }
+nginx_wait "$base/s/1"
 curl -sfk --http2 "https://127.0.0.1:$tls2/s/1" >/dev/null || { echo "error: nginx TLS/h2 listener failed" >&2; exit 1; }
 curl -sf "$base/walk/page?page=$walk_pages" >/dev/null || { echo "error: nginx does not serve the walk pages" >&2; exit 1; }
 

@@ -1,5 +1,8 @@
 // The libcurl floor: one thread re-adding 64 reused easy handles to a multi handle, no parsing, no
-// Swift. Reports requests/s and CPU per request. Usage: curl_multi_floor URL TOTAL
+// Swift. Reports requests/s and CPU per request. Usage: curl_multi_floor URL TOTAL [engine]
+// With "engine", each handle also gets the options Trawl's engine sets (TransferSetup.swift: protocols, timeouts,
+// Accept-Encoding, buffer size, error buffer, its default headers), and the URL is set again before each
+// transfer as the engine does: what those options cost libcurl, without any Swift.
 // It waits with curl_multi_wait: this loop (add handles, then wait) with curl_multi_poll ran 2.4x slower at the
 // same CPU per request with libcurl 7.88.1 (28k vs 67k requests/s here), idle between events, which made an
 // earlier "floor" look slower than trawl itself.
@@ -13,11 +16,13 @@ static size_t wr(char *p, size_t s, size_t n, void *u) { *(size_t*)u += s*n; ret
 static size_t hd(char *p, size_t s, size_t n, void *u) { return s*n; }
 int main(int argc, char **argv) {
   const char *url = argv[1]; int total = atoi(argv[2]); int conc = 64; int reset = 0;
+  int engine = argc > 3 && strcmp(argv[3], "engine") == 0;
+  static char errbuf[64][CURL_ERROR_SIZE];
   curl_global_init(CURL_GLOBAL_DEFAULT);
   CURLM *m = curl_multi_init();
   curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, 64L);
   size_t bytes = 0; int started = 0, done = 0;
-  struct curl_slist *h = curl_slist_append(NULL, "User-Agent: x");
+  struct curl_slist *h = curl_slist_append(NULL, engine ? "User-Agent: trawl/0.1" : "User-Agent: x");
   CURL *e[64];
   for (int i = 0; i < conc; i++) { e[i] = curl_easy_init(); }
   struct timespec t0, t1; clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -25,6 +30,14 @@ int main(int argc, char **argv) {
     curl_easy_setopt(e[i], CURLOPT_URL, url); curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, wr);
     curl_easy_setopt(e[i], CURLOPT_WRITEDATA, &bytes); curl_easy_setopt(e[i], CURLOPT_HEADERFUNCTION, hd);
     curl_easy_setopt(e[i], CURLOPT_HTTPHEADER, h); curl_easy_setopt(e[i], CURLOPT_NOSIGNAL, 1L);
+    if (engine) {
+      curl_easy_setopt(e[i], CURLOPT_PROTOCOLS_STR, "http,https"); curl_easy_setopt(e[i], CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+      curl_easy_setopt(e[i], CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L); curl_easy_setopt(e[i], CURLOPT_HTTP_CONTENT_DECODING, 0L);
+      curl_easy_setopt(e[i], CURLOPT_PROXY, ""); curl_easy_setopt(e[i], CURLOPT_NOPROXY, "");
+      curl_easy_setopt(e[i], CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1); curl_easy_setopt(e[i], CURLOPT_ERRORBUFFER, errbuf[i]);
+      curl_easy_setopt(e[i], CURLOPT_BUFFERSIZE, 16384L); curl_easy_setopt(e[i], CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
+      curl_easy_setopt(e[i], CURLOPT_CONNECTTIMEOUT_MS, 10000L); curl_easy_setopt(e[i], CURLOPT_HTTPGET, 1L);
+    }
     curl_multi_add_handle(m, e[i]);
   }
   while (done < total) {
@@ -39,6 +52,7 @@ int main(int argc, char **argv) {
         if (reset) { curl_easy_reset(x); curl_easy_setopt(x, CURLOPT_URL, url); curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, wr);
           curl_easy_setopt(x, CURLOPT_WRITEDATA, &bytes); curl_easy_setopt(x, CURLOPT_HEADERFUNCTION, hd);
           curl_easy_setopt(x, CURLOPT_HTTPHEADER, h); curl_easy_setopt(x, CURLOPT_NOSIGNAL, 1L); }
+        if (engine) curl_easy_setopt(x, CURLOPT_URL, url);
         curl_multi_add_handle(m, x); started++; }
     }
     curl_multi_wait(m, NULL, 0, 1000, NULL);

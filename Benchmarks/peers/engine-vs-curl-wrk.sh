@@ -23,7 +23,6 @@ floor_bin=$(mktemp /tmp/curl-multi-floor.XXXXXX)
 gcc -O2 -o "$floor_bin" Benchmarks/peers/curl_multi_floor.c $(pkg-config --cflags --libs libcurl)
 
 work=$(mktemp -d /tmp/trawl-bench.XXXXXX)
-port=$((20000 + RANDOM % 20000))
 mkdir -p "$work/www" "$work/logs"
 python3 - "$work/www/small.json" <<'PY'
 import json, sys
@@ -35,30 +34,11 @@ print(f"small.json: {len(doc)} bytes", file=sys.stderr)
 PY
 truncate -s 1G "$work/www/big.bin"
 chmod -R a+rX "$work"  # nginx workers drop root
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    default_type application/json;
-    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
-    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-        location /s/ { try_files /small.json =404; }
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
-trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work" "$floor_bin"' EXIT
-sleep 0.5
-base="http://127.0.0.1:$port"
-curl -sf "$base/s/1" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
+. Benchmarks/peers/nginx.sh
+nginx_start "$work" '        location /s/ { try_files /small.json =404; }'
+trap 'nginx_stop "$work"; rm -rf "$work" "$floor_bin"' EXIT
+base="http://127.0.0.1:$nginx_port"
+nginx_wait "$base/s/1"
 
 ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
 cpu_us() {  # user+sys microseconds of a finished command from /usr/bin/time output

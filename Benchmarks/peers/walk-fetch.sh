@@ -35,32 +35,14 @@ for kind in $kinds; do
     [ -s "$d/all.count" ] || { echo "generating $d (once)" >&2; python3 "$here/py/gen_pages.py" "$d" "$pages" 100 "$kind"; }
 done
 work=$(mktemp -d /tmp/trawl-walk-fetch.XXXXXX)  # on disk: fetch's fsyncs are real
-trap '[ -f "$work/nginx.pid" ] && nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null; rm -rf "$work"' EXIT
+. "$here/nginx.sh"
+trap 'nginx_stop "$work"; rm -rf "$work"' EXIT
 mkdir -p "$work/www" "$work/logs"
 for kind in $kinds; do ln -s "$data/$kind-$pages" "$work/www/$kind"; done
 chmod -R a+rX "$work" "$data"
-port=$((20000 + RANDOM % 20000))
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off; keepalive_requests 1000000; keepalive_timeout 60s; default_type application/json;
-    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
-    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
-    server {
-        listen 127.0.0.1:$port; root $work/www; disable_symlinks off;
-        location ~ ^/(walk|rich)/page\$ { try_files /\$1/page-\$arg_page.json =404; }
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
-base="http://127.0.0.1:$port"
-for kind in $kinds; do
-    for _ in $(seq 50); do curl -sf "$base/$kind/page?page=$pages" >/dev/null && break; sleep 0.2; done
-    curl -sf "$base/$kind/page?page=$pages" >/dev/null || { echo "error: nginx does not serve $base/$kind/page" >&2; exit 1; }
-done
+nginx_start "$work" '        location ~ ^/(walk|rich)/page$ { try_files /$1/page-$arg_page.json =404; }'
+base="http://127.0.0.1:$nginx_port"
+for kind in $kinds; do nginx_wait "$base/$kind/page?page=$pages"; done
 out=${OUT:-$here/results/walk-fetch-peers.txt}
 rows=$work/rows
 : > "$rows"

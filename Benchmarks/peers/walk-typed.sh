@@ -23,29 +23,14 @@ data=${PEERS_DATA:-/tmp/trawl-peers-data}
 walk_dir=$data/walk-$pages
 [ -s "$walk_dir/page-$pages.json" ] || python3 "$here/py/gen_pages.py" "$walk_dir" "$pages" 100
 work=$(mktemp -d /tmp/trawl-walk-typed.XXXXXX)
-trap '[ -f "$work/nginx.pid" ] && nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null; rm -rf "$work"' EXIT
+. "$here/nginx.sh"
+trap 'nginx_stop "$work"; rm -rf "$work"' EXIT
 mkdir -p "$work/www" "$work/logs"
 ln -s "$walk_dir" "$work/www/walk"
 chmod -R a+rX "$work" "$data"
-port=$((20000 + RANDOM % 20000))
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off; keepalive_requests 1000000; keepalive_timeout 60s; default_type application/json;
-    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
-    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
-    server {
-        listen 127.0.0.1:$port; root $work/www; disable_symlinks off;
-        location = /walk/page { try_files /walk/page-\$arg_page.json =404; }
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
-url="http://127.0.0.1:$port/walk/page"
-for _ in $(seq 50); do curl -sf "$url?page=1" >/dev/null && break; sleep 0.2; done
+nginx_start "$work" '        location = /walk/page { try_files /walk/page-$arg_page.json =404; }'
+url="http://127.0.0.1:$nginx_port/walk/page"
+nginx_wait "$url?page=1"
 out=$here/results/walk-typed.txt
 {
     echo "# walk-typed.sh: $pages pages x 100 items, $conc in flight, $rounds rounds, $(date -u +%FT%TZ), $(nproc) cores,"

@@ -16,6 +16,7 @@ extension BenchRunner {
         measureFrom: ContinuousClock.Instant
     ) async -> WorkerResult {
         let order = Ticket()
+        let ready = ReadyRequests(requests, client: client)
         let measuredCount = Ticket()
         let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { measureFrom + span } else { nil }
         let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
@@ -27,7 +28,8 @@ extension BenchRunner {
                 group.addTask(executorPreference: executor(forWorker: worker)) {
                     var result = WorkerResult(expected: expectedStatus)
                     while !recorder.isStopped {
-                        let request = requests[order.next.add(1, ordering: .relaxed).oldValue % requests.count]
+                        let index = order.next.add(1, ordering: .relaxed).oldValue
+                        let request = ready.request(index)
                         guard
                             let due = await shared.next(
                                 for: request.url, until: deadline, stopped: { recorder.isStopped })
@@ -44,7 +46,7 @@ extension BenchRunner {
                         let measured = due >= measureFrom
                         if measured, measuredCount.next.add(1, ordering: .relaxed).oldValue >= maxRequests { break }
                         if measured { recorder.began(worker: worker) }
-                        let outcome = await Self.outcome { try await client.send(request) }
+                        let outcome = await Self.outcome { try await ready.send(index, through: client) }
                         let now = clock.now
                         if case .success(let response) = outcome {
                             await shared.answered(request.url, status: response.status, headers: response.headers)

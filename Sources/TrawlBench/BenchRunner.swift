@@ -302,6 +302,7 @@ package struct BenchRunner: Sendable {
         async -> WorkerResult
     {
         let ticket = Ticket()
+        let ready = ReadyRequests(requests, client: client)
         let deadline: ContinuousClock.Instant? = if case .duration(let span) = limit { measureFrom + span } else { nil }
         let maxRequests: Int = if case .requests(let count) = limit { count } else { Int.max }
         let warming = warmup > .zero
@@ -326,7 +327,7 @@ package struct BenchRunner: Sendable {
                         if recorder.isStopped { break }
                         let began = clock.now
                         if !warmingUp { recorder.began(worker: worker) }
-                        let outcome = await Self.outcome { try await client.send(requests[index % requests.count]) }
+                        let outcome = await Self.outcome { try await ready.send(index, through: client) }
                         if warmingUp {
                             result.warmupRequests += 1
                             continue
@@ -347,6 +348,7 @@ package struct BenchRunner: Sendable {
 
     private func openModel(requests: [Request], schedule: Schedule, clock: ContinuousClock) async -> WorkerResult {
         let ticket = Ticket()
+        let ready = ReadyRequests(requests, client: client)
         return await withTaskGroup(of: WorkerResult.self) { group in
             markMeasurementStart(in: &group, clock: clock, at: schedule.due(schedule.warmupTickets))
             for worker in 0..<concurrency {
@@ -373,7 +375,7 @@ package struct BenchRunner: Sendable {
                         let lateness = due.duration(to: began)
                         let late = lateness > BenchReport.lateTolerance
                         if measured { recorder.began(worker: worker) }
-                        let outcome = await Self.outcome { try await client.send(requests[index % requests.count]) }
+                        let outcome = await Self.outcome { try await ready.send(index, through: client) }
                         guard measured else {
                             result.warmupRequests += 1
                             continue

@@ -82,6 +82,44 @@ public final class Client: Sendable {
         }
     }
 
+    /// Checks `request` and merges this client's settings into it once, for sending it many times with
+    /// `send(_:)` (a load generator sending the same few URLs): each send then skips the URL and header checks.
+    /// Throws what `send` would throw for an invalid request, before anything is sent.
+    ///
+    /// ```swift
+    /// let ready = try client.prepare(Request(url: "http://127.0.0.1:8080/health"))
+    /// for _ in 0..<1000 { _ = try await client.send(ready) }
+    /// ```
+    public func prepare(_ request: Request) throws -> PreparedSend {
+        PreparedSend(request: request, checked: try PreparedRequest(request, client: defaults, streaming: false), by: self)
+    }
+
+    /// Sends a request `prepare(_:)` checked, exactly as `send(prepared.request)` would (redirects included).
+    /// A request prepared by another client, or whose body is a one-shot stream, goes through `send(_:)` whole.
+    public func send(_ prepared: PreparedSend) async throws -> Response {
+        guard prepared.client === self, prepared.request.body?.isReplayable ?? true else {
+            return try await send(prepared.request)
+        }
+        let checked = prepared.checked
+        let outcome = try await run(Transfer(request: checked, delivery: .buffered), on: loop(for: checked.origin))
+        guard outcome.redirectURL != nil else { return Response(head: outcome.head, body: outcome.body) }
+        return try await follow(after: outcome, of: prepared.request)
+    }
+
+    /// The rest of a redirect chain whose first hop, `request`, ended in `outcome`.
+    private func follow(after first: TransferOutcome, of request: Request) async throws -> Response {
+        var redirects = RedirectTracker(request: request, configuration: configuration)
+        var outcome = first
+        var current = request
+        while let next = try redirects.next(after: outcome, request: current) {
+            current = next
+            let prepared = try PreparedRequest(current, client: defaults, streaming: false)
+            outcome = try await run(Transfer(request: prepared, delivery: .buffered), on: loop(for: prepared.origin))
+        }
+        outcome.head.redirects = redirects.chain
+        return Response(head: outcome.head, body: outcome.body)
+    }
+
     /// Sends a request and returns as soon as the final response head arrives; the body follows as an
     /// `AsyncSequence` of chunks with back-pressure. No size limit applies unless the request sets
     /// `maxBodySize`.
@@ -117,5 +155,19 @@ public final class Client: Sendable {
         } onCancel: { [loop] in
             loop.cancel(transfer)
         }
+    }
+}
+
+/// A request checked once by `Client.prepare(_:)`, to send many times with `Client.send(_:)`.
+public struct PreparedSend: Sendable {
+    /// The request as it was given.
+    public let request: Request
+    let checked: PreparedRequest
+    let client: Client
+
+    init(request: Request, checked: PreparedRequest, by client: Client) {
+        self.request = request
+        self.checked = checked
+        self.client = client
     }
 }

@@ -11,6 +11,7 @@ final class EasyHandle {
     var hasClientOptions = false
     /// The values this handle holds for per-transfer options (nil: not set yet), so that a transfer sets
     /// only what differs from the last one.
+    var url: String?
     var bufferSize: Int?
     var acceptEncoding = false
     var noProgress: Int?

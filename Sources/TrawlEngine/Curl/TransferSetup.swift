@@ -15,7 +15,12 @@ enum TransferSetup {
             easy.hasClientOptions = true
         }
 
-        easy.set(CURLOPT_URL, request.url)
+        if easy.url != request.url {
+            // libcurl keeps its copy between transfers (and parses it again for each): the same URL is not set
+            // again (a load generator sends a few URLs many times).
+            easy.set(CURLOPT_URL, request.url)
+            easy.url = request.url
+        }
         easy.context.pointee = context
         // Options a pooled handle keeps between transfers are set only when they change.
         easy.set(CURLOPT_NOPROGRESS, request.onProgress == nil ? 1 : 0, unlessHeld: &easy.noProgress)
