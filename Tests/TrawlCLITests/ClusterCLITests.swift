@@ -218,11 +218,13 @@ struct AdaptiveConcurrencyCLITests {
             // Near the host's 3 (AIMD probes above it; a loaded client spreads its requests out, so the host lets
             // a few more through), far below the 16 it started at.
             #expect((1...8).contains(host["final"] ?? 0), "\(host)")
-            // Converged: the last half of the run's requests met few 429s (with 16 in flight, most would).
+            // Converged: the last half of the run's requests met at most a third of 429s. With 16 in flight against
+            // a limit of 3, most would be (the mutants that keep 16 in flight); AIMD's probes above 3 cost a few,
+            // more on a loaded machine (18 of 88 beside two busy loops).
             let log = server.requestLog
             let late = log.suffix(log.count / 2)
             let limited = late.filter { $0.status == 429 }.count
-            #expect(limited * 5 <= late.count, "\(limited) of the last \(late.count) requests were 429s")
+            #expect(limited * 3 <= late.count, "\(limited) of the last \(late.count) requests were 429s")
         }
     }
 
