@@ -45,10 +45,18 @@ struct BenchScheduleState {
     /// The next slot of the local share while the store does not answer, and since when.
     private(set) var local: Instant?
     private(set) var localSince: Instant?
+    /// How long another process may stay on its local share after this one is back with the store: each process
+    /// asks a lost store again only after its own back-off (`SharedRateBudget.retryInterval`).
+    let rejoinGrace: Double
+    /// Once the local share ended, until `until`: the store's slots are taken no faster than the local share's
+    /// pace (the next at `next`). The store counts only the processes back with it; one back first would take the
+    /// whole rate while the others still send their shares (1.5x R for up to a second was seen with two).
+    private(set) var rejoin: (until: Instant, next: Instant)?
 
-    init(rate: Double, processes: Int) {
+    init(rate: Double, processes: Int, rejoinGrace: Double = 1) {
         self.rate = rate
         self.processes = max(1, processes)
+        self.rejoinGrace = max(0, rejoinGrace)
     }
 
     /// A request asks for its due time. `storeUsable`: the store is to be asked (not in its back-off after a
@@ -68,7 +76,7 @@ struct BenchScheduleState {
         switch decision {
         case .slot(let offset, let dropped):
             statistics.dropped += dropped
-            return .send(now + .boundedSeconds(offset))
+            return .send(rejoinPace(now + .boundedSeconds(offset), now: now))
         case .wait(let seconds, let paused):
             return .wait(until: now + .boundedSeconds(seconds), paused: paused)
         }
@@ -84,14 +92,30 @@ struct BenchScheduleState {
         let slot = local ?? now
         let horizon = Duration.boundedSeconds(SharedBenchSchedule.horizon)
         if slot > now + horizon { return .wait(until: slot - horizon, paused: false) }
-        local = slot + .boundedSeconds(Double(max(processes, statistics.processes)) / rate)
+        local = slot + localInterval
         return .send(slot)
+    }
+
+    /// N/R: the local share's interval between sends.
+    private var localInterval: Duration { .boundedSeconds(Double(max(processes, statistics.processes)) / rate) }
+
+    /// `due`, the store's slot, or later while rejoining: no faster than the local share's pace.
+    private mutating func rejoinPace(_ due: Instant, now: Instant) -> Instant {
+        guard let current = rejoin else { return due }
+        guard now < current.until else {
+            rejoin = nil
+            return due
+        }
+        let paced = max(due, current.next)
+        rejoin = (current.until, paced + localInterval)
+        return paced
     }
 
     /// The store answers again (or the process leaves): the local share's time is counted, and it ends.
     mutating func endLocalShare(now: Instant) {
         guard let since = localSince else { return }
         statistics.localShareSeconds += (now - since).seconds
+        rejoin = (now + .boundedSeconds(rejoinGrace), max(local ?? now, now))
         local = nil
         localSince = nil
     }

@@ -78,8 +78,10 @@ package final class SharedBenchSchedule: Sendable {
         self.key = key
         self.rate = rate
         self.processes = max(1, processes)
-        state = Mutex(BenchScheduleState(rate: rate, processes: processes))
-        budget = SharedRateBudget(address: address, job: "bench:" + key, rate: nil, warn: warn)
+        let budget = SharedRateBudget(address: address, job: "bench:" + key, rate: nil, warn: warn)
+        self.budget = budget
+        state = Mutex(BenchScheduleState(
+            rate: rate, processes: processes, rejoinGrace: budget.retryInterval.seconds))
     }
 
     private var scheduleKey: String { budget.namespace + "schedule" }

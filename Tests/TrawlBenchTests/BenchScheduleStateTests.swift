@@ -77,6 +77,26 @@ struct BenchScheduleStateTests {
         #expect(abs(state.statistics.localShareSeconds - 1) < 1e-9, "ended once")
     }
 
+    @Test("back with the store after a local share: its slots at the local pace for one back-off, then as given")
+    func rejoinKeepsTheLocalPace() {
+        var state = State(rate: 10, processes: 2, rejoinGrace: 1)
+        #expect(state.answered(nil, asked: t0, now: t0) == .send(t0))  // local share: next at 0.2 s
+        // Back at 0.1 s. Another process may still be on its share for a second: R/N = 5/s from the local pace.
+        #expect(state.answered(.slot(0, dropped: 0), asked: at(0.1), now: at(0.1)) == .send(at(0.2)))
+        #expect(state.answered(.slot(0, dropped: 0), asked: at(0.1), now: at(0.1)) == .send(at(0.4)))
+        // A slot later than the pace is taken as given and moves the pace on.
+        #expect(state.answered(.slot(0.5, dropped: 0), asked: at(0.3), now: at(0.3)) == .send(at(0.8)))
+        #expect(state.answered(.slot(0, dropped: 0), asked: at(0.9), now: at(0.9)) == .send(at(1.0)))
+        // One back-off after the return: the store's slots as given.
+        #expect(state.answered(.slot(0, dropped: 0), asked: at(1.1), now: at(1.1)) == .send(at(1.1)))
+        #expect(state.rejoin == nil)
+        #expect(state.answered(.slot(0, dropped: 0), asked: at(1.1), now: at(1.1)) == .send(at(1.1)))
+        // Never on a local share: nothing to keep to.
+        var fresh = State(rate: 10, processes: 2, rejoinGrace: 1)
+        #expect(fresh.answered(.slot(0, dropped: 0), asked: t0, now: t0) == .send(t0))
+        #expect(fresh.answered(.slot(0, dropped: 0), asked: t0, now: t0) == .send(t0))
+    }
+
     @Test("pauses waited through count once when they overlap; their seconds add up")
     func pauseCounting() {
         var state = State(rate: 10, processes: 1)
