@@ -20,7 +20,7 @@ public struct SerialPageHash: Sendable, Hashable {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
         length &+= UInt64(count)
