@@ -23,8 +23,8 @@ swift build -c release --product trawl --scratch-path "$scratch" >&2
 trawl=$scratch/release/trawl
 
 work=$(mktemp -d /tmp/trawl-bench-cost.XXXXXX)
-port=$((20000 + RANDOM % 20000))
-mkdir -p "$work/www" "$work/logs"
+. Benchmarks/peers/nginx.sh
+mkdir -p "$work/www"
 python3 - "$work/www/small.json" <<'PY'
 import json, sys
 items = [{"id": 1000 + i, "name": f"item-{i}", "active": i % 2 == 0, "score": i * 1.5,
@@ -32,30 +32,10 @@ items = [{"id": 1000 + i, "name": f"item-{i}", "active": i % 2 == 0, "score": i 
 open(sys.argv[1], "w").write(json.dumps({"items": items, "next_cursor": "abc123", "total_count": 6}))
 PY
 chmod -R a+rX "$work"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    default_type application/json;
-    client_body_temp_path $work/logs; proxy_temp_path $work/logs; fastcgi_temp_path $work/logs;
-    uwsgi_temp_path $work/logs; scgi_temp_path $work/logs;
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-        location /s/ { try_files /small.json =404; }
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
-trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; rm -rf "$work"' EXIT
-sleep 0.5
-url="http://127.0.0.1:$port/s/a"
-curl -sf "$url" >/dev/null || { echo "nginx did not start" >&2; exit 1; }
+nginx_start "$work" 'location /s/ { try_files /small.json =404; }'
+trap 'nginx_stop "$work"; rm -rf "$work"' EXIT
+url="http://127.0.0.1:$nginx_port/s/a"
+nginx_wait "$url"
 
 rps_json() { python3 -c "import json,sys;print(round(json.load(open(sys.argv[1]))['requests_per_s']))" "$1"; }
 cpu_json() { python3 -c "import json,sys;print(round(json.load(open(sys.argv[1]))['cpu_us_per_request'],1))" "$1"; }
