@@ -5,7 +5,8 @@
 /// request of the listing (default 1: from the second request on), `insert` rows are put at the head (ids
 /// n+1, n+2, … newest first), or `delete` rows are taken from the head; `every=K` does it again every K requests
 /// after that (a listing that never settles). `hold=K`: request K of the listing gets its head and no body, the
-/// connection held open (a walk stopped there, to be killed mid-walk). Query: `offset` and `limit` (default 10), or `page` (from 1) and
+/// connection held open (a walk stopped there, to be killed mid-walk). `stamp=1`: each row also says which request
+/// of the listing served it (`"seen":K`), so the same row differs between two reads. Query: `offset` and `limit` (default 10), or `page` (from 1) and
 /// `per_page`. Body: `{"items":[...],"offset":O,"total":T}` (`T`: the rows at that request).
 ///
 /// ```text
@@ -36,7 +37,8 @@ enum DriftingListing {
         let start =
             target.int("page").map { max(0, ($0 - 1) * size) } ?? max(0, target.int("offset") ?? 0)
         let slice = start < rows.count ? rows[start..<min(rows.count, start + size)] : []
-        let items = slice.map { "{\"id\":\($0),\"name\":\"row-\($0)\"}" }.joined(separator: ",")
+        let seen = target.int("stamp") == 1 ? ",\"seen\":\(number)" : ""
+        let items = slice.map { "{\"id\":\($0),\"name\":\"row-\($0)\"\(seen)}" }.joined(separator: ",")
         return .json(200, "{\"items\":[\(items)],\"offset\":\(start),\"total\":\(rows.count)}")
     }
 }

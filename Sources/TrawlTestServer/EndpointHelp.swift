@@ -79,7 +79,8 @@ extension TestServer {
             changes while it is paged: N rows put at (or taken from) the head after
             request K (default 1) of that NAME, again every K requests with every=K
             ({"items":[{"id","name"}],"offset","total"}): drift for --primary-key;
-            hold=K answers request K with a head and no body (a walk to kill)
+            stamp=1 adds "seen" (the request that served the row); hold=K answers
+            request K with a head and no body (a walk to kill)
         POST /shop/token
             the demo shop's OAuth2 client credentials grant for client_id demo,
             client_secret demo-secret (HTTP Basic or form body): {"access_token",

@@ -14,6 +14,16 @@ private func driftArguments(_ server: TestServer, _ name: String, _ query: Strin
     ] + extra
 }
 
+/// The `seen` of every line of `text` by id (`stamp=1`: the listing's request that served the row).
+private func seen(_ text: String) throws -> [Int: Int] {
+    var seen: [Int: Int] = [:]
+    for line in text.split(separator: "\n") {
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        seen[try #require(object?["id"] as? Int)] = try #require(object?["seen"] as? Int, "\(line)")
+    }
+    return seen
+}
+
 /// The `id` of every line of `text`, in order.
 private func ids(_ text: String) throws -> [Int] {
     try text.split(separator: "\n").map { line in
@@ -35,23 +45,54 @@ private func requests(_ server: TestServer, _ name: String) -> Int {
 
 @Suite("drift detection with a primary key", .endToEnd)
 struct DriftCLITests {
-    @Test("a row inserted at the head while an offset walk runs: re-read once, each key once, the new row too")
+    @Test("a row inserted at the head while an offset walk runs: re-read once, each key once, the newest answer")
     func insertedRowSettles() async throws {
         try await TestServer.with { server in
             let workspace = try Workspace()
             defer { workspace.remove() }
-            let run = try await trawl(driftArguments(server, "ins", "insert=1", extra: ["--primary-key", "id"]), in: workspace)
+            let run = try await trawl(
+                driftArguments(server, "ins", "insert=1&stamp=1", extra: ["--primary-key", "id"]), in: workspace)
             #expect(run.status == 0, "\(run.stderr)")
             let written = try ids(workspace.text("out.jsonl"))
             // First pass (serial: each page says the total): 1...10, 10...19 (10 again: dropped), 20...29, 30; the
-            // re-read (31 rows, 4 pages) adds 31, the new head.
-            #expect(written.count == 31, "\(written)")
-            #expect(Set(written) == Set(1...31), "\(written)")
+            // re-read (31 rows, 4 pages: 31, 1...30) answers every key again, and its answers are the ones kept.
+            #expect(written == [31] + Array(1...30), "\(written)")
+            // Requests 1-4 were the first pass: every row written comes from the re-read's requests 5-8.
+            let stamps = try seen(workspace.text("out.jsonl"))
+            #expect(stamps.values.allSatisfy { (5...8).contains($0) }, "\(stamps)")
+            #expect(stamps[1] == 5 && stamps[30] == 8)
             let stats = try totals(workspace)
-            #expect(stats["duplicates_dropped"] as? Int == 1 + 30, "\(stats)")  // 10 once, then the re-read's 30
+            // 10 once in the first pass, then the first pass's 30 answered again by the re-read.
+            #expect(stats["duplicates_dropped"] as? Int == 1 + 30, "\(stats)")
+            #expect(stats["items"] as? Int == 31, "\(stats)")
             #expect(stats["rereads"] as? Int == 4, "\(stats)")  // the re-read's 4 pages (31 rows)
             #expect(requests(server, "ins") == 4 + 4)
-            #expect(try ids(workspace.text("out.jsonl")).last == 31)
+        }
+    }
+
+    @Test("rows that change content between the passes and in a re-read that never settles: the last answer wins")
+    func newestAnswerWins() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // A new head row on every request from the second on (K-1 new rows at request K): the first pass is
+            // requests 1-4, the re-read 5-8 (offsets 0, 10, 20, 30), which reads 6, 15 and 24 twice as rows keep
+            // coming; --allow-drift keeps each key once, from its last read.
+            let run = try await trawl(
+                driftArguments(
+                    server, "stampbusy", "insert=1&every=1&stamp=1", extra: ["--primary-key", "id", "--allow-drift"]),
+                in: workspace)
+            #expect(run.status == 0, "\(run.stderr)")
+            let text = workspace.text("out.jsonl")
+            let written = try ids(text)
+            #expect(written.count == Set(written).count, "each key once: \(written)")
+            let stamps = try seen(text)
+            // Every key the re-read answered has its re-read answer: the rows of the first pass are all re-read.
+            #expect(Set(1...30).isSubset(of: Set(written)), "\(written)")
+            for id in 1...30 { #expect((stamps[id] ?? 0) >= 5, "row \(id): \(stamps)") }
+            // A key read twice in the re-read: its line is the later read's.
+            #expect(requests(server, "stampbusy") == 8)
+            #expect(stamps[1] == 5 && stamps[6] == 6 && stamps[15] == 7 && stamps[24] == 8, "\(stamps)")
         }
     }
 
@@ -63,12 +104,13 @@ struct DriftCLITests {
             let run = try await trawl(driftArguments(server, "del", "delete=1", extra: ["--primary-key", "id"]), in: workspace)
             #expect(run.status == 0, "\(run.stderr)")
             let written = try ids(workspace.text("out.jsonl"))
-            // First pass: 1...10, 12...21, 22...30 (11 skipped: 29 keys of 30 announced); the re-read writes 11.
-            #expect(written.count == 30, "\(written)")
-            #expect(Set(written) == Set(1...30), "\(written)")
-            #expect(written.last == 11)
+            // First pass: 1...10, 12...21, 22...30 (11 skipped: 29 keys of 30 announced); the re-read reads 2...30
+            // (1 is gone): its answers replace the first pass's, 1 keeps its first-pass line, in its place.
+            #expect(written == Array(1...30), "\(written)")
             let stats = try totals(workspace)
             #expect(stats["rereads"] as? Int == 3, "\(stats)")
+            #expect(stats["duplicates_dropped"] as? Int == 28, "\(stats)")
+            #expect(stats["items"] as? Int == 30, "\(stats)")
         }
     }
 
@@ -103,7 +145,7 @@ struct DriftCLITests {
     /// held by `hold=`), then runs it again.
     private func killAndResume(
         _ server: TestServer, _ name: String, _ query: String, pages: Int, segment: Int = -1, requests count: Int,
-        in workspace: Workspace
+        in workspace: Workspace, between: () throws -> Void = {}
     ) async throws -> RunResult {
         let arguments = driftArguments(server, name, query, extra: ["--primary-key", "id", "--state", "st"])
         let child = try TrawlProcess(arguments, in: workspace, environment: [:])
@@ -115,7 +157,31 @@ struct DriftCLITests {
         }
         try await child.wait()
         #expect(killed && child.wasKilled, "the walk ended before it was killed: \(child.stderr)")
+        try between()
         return try await trawl(arguments, in: workspace)
+    }
+
+    @Test("killed in the middle of compaction's swap (the checkpoint not yet written): the next run puts the old segment back")
+    func killDuringCompactionSwap() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let segments = workspace.path("st/segments")
+            // Killed with the first pass durable (the re-read's first request held); then the files as a kill
+            // after the swap's renames leaves them: the segment set aside, a compacted one in its place.
+            let run = try await killAndResume(
+                server, "swap", "delete=1&hold=4", pages: 3, requests: 4, in: workspace
+            ) {
+                let manager = FileManager.default
+                try manager.moveItem(atPath: segments + "/0.jsonl", toPath: segments + "/0.precompact.jsonl")
+                try manager.moveItem(atPath: segments + "/0.pages", toPath: segments + "/0.precompact.pages")
+                try workspace.write("st/segments/0.jsonl", "{\"id\":1,\"name\":\"row-1\"}\n")
+                try workspace.write("st/segments/0.pages", String(repeating: "\u{1}", count: 48))
+            }
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try ids(workspace.text("out.jsonl")) == Array(1...30))
+            #expect(!workspace.exists("st/segments/0.precompact.jsonl") && !workspace.exists("st/segments/0.precompact.pages"))
+        }
     }
 
     @Test("kill -9 mid-walk, rows inserted before the resume: the keys written before the kill are not written again")
@@ -129,17 +195,16 @@ struct DriftCLITests {
                 server, "kill", "insert=1&after=2&hold=3", pages: 2, requests: 3, in: workspace)
             #expect(run.status == 0, "\(run.stderr)")
             let written = try ids(workspace.text("out.jsonl"))
-            #expect(written.count == 31 && Set(written) == Set(1...31), "each key once: \(written)")
-            #expect(Array(written.prefix(20)) == Array(1...20))
-            #expect(written.last == 31, "the re-read after the resume found the new head row: \(written)")
+            // The re-read after the resume found the new head row; its answers are the ones kept.
+            #expect(written == [31] + Array(1...30), "each key once: \(written)")
             let stats = try totals(workspace)
-            // 20 again after the resume, then the re-read's 30 rows written already.
+            // 20 again after the resume, then the 30 rows of the first pass (both runs) answered again.
             #expect(stats["duplicates_dropped"] as? Int == 1 + 30, "\(stats)")
             #expect(stats["rereads"] as? Int == 4, "\(stats)")
         }
     }
 
-    @Test("kill -9 during the re-read: the resume reads again and writes only the rows still missing")
+    @Test("kill -9 during the re-read: the resume reads again; the last run's answers are kept")
     func killDuringReread() async throws {
         try await TestServer.with { server in
             // First pass: 1...10, 12...21, 22...30 (11 deleted ahead of the walk: 29 keys of 30 announced).
@@ -150,16 +215,21 @@ struct DriftCLITests {
                 let workspace = try Workspace()
                 defer { workspace.remove() }
                 let run = try await killAndResume(
-                    server, name, "delete=1&hold=\(hold)", pages: 3, segment: segment, requests: hold,
+                    server, name, "delete=1&stamp=1&hold=\(hold)", pages: 3, segment: segment, requests: hold,
                     in: workspace)
                 #expect(run.status == 0, "\(name): \(run.stderr)")
-                let written = try ids(workspace.text("out.jsonl"))
-                #expect(written.count == 30 && Set(written) == Set(1...30), "\(name): each key once: \(written)")
-                #expect(written.last == 11, "\(name): \(written)")
+                let text = workspace.text("out.jsonl")
+                let written = try ids(text)
+                #expect(written == Array(1...30), "\(name): each key once, 1 from the first pass: \(written)")
+                // Rows 2...30: the resumed run's re-read (after the held request), not the first pass nor the
+                // re-read cut short by the kill.
+                let stamps = try seen(text)
+                #expect(stamps[1] == 1 && (2...30).allSatisfy { (stamps[$0] ?? 0) > hold }, "\(name): \(stamps)")
                 let stats = try totals(workspace)
                 #expect(stats["rereads"] as? Int == 3, "\(name): \(stats)")
-                // The resumed re-read drops what is written: 2...10 and 12...30, and 11 too when it was durable.
-                #expect(stats["duplicates_dropped"] as? Int == (hold == 4 ? 28 : 29), "\(name): \(stats)")
+                #expect(stats["items"] as? Int == 29, "\(name): this run's re-read, each row once: \(stats)")
+                // The first pass's 2...10 and 12...30 answered again, and the 10 rows of the cut re-read too.
+                #expect(stats["duplicates_dropped"] as? Int == (hold == 4 ? 28 : 38), "\(name): \(stats)")
             }
         }
     }

@@ -31,15 +31,20 @@ struct DriftCheckTests {
         #expect(check.distinctInPass == 5 && check.keptTotal == 5)
     }
 
-    @Test("a new pass forgets the repeats but keeps the keys written: the re-read writes only what was missed")
-    func rereadWritesMissedOnly() {
+    @Test("a new pass forgets the repeats but keeps the keys written; the re-read (newest) writes every line")
+    func newPassForgetsRepeats() {
         var check = DriftCheck(path: "id")
         _ = check.filter(lines([1, 2, 4]), index: 0)
         check.startPass()
         #expect(!check.drifted && check.distinctInPass == 0)
+        var other = check
         let again = check.filter(lines([1, 2, 3, 4]), index: 0)
         #expect(ids(again.lines) == [3])
         #expect(!check.drifted && check.distinctInPass == 4 && check.duplicatesDropped == 3)
+        // The re-read after drift: every line, each key counted once in the pass; compaction keeps 4 lines.
+        let newest = other.filter(lines([1, 2, 3, 4]), index: 0, newest: true)
+        #expect(ids(newest.lines) == [1, 2, 3, 4] && other.duplicatesDropped == 0)
+        #expect(!other.drifted && other.distinctInPass == 4 && other.itemsAfterCompaction == 4 && other.keptTotal == 7)
     }
 
     @Test("items without the key are all written; equal keys of other JSON types are other keys")

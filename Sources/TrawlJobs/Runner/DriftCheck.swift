@@ -19,9 +19,9 @@ import TrawlJSON
 /// A resumed unit gets the set back from its segment (``restore(_:)``), which holds exactly the lines its
 /// checkpoint counts: the set never disagrees with the output, across any number of kills.
 ///
-/// Output already committed stays as written: the first answer for a key is the one kept (a page is durable when
-/// its walk moves on, so a later answer cannot replace it without rewriting the file). The re-read writes only
-/// the keys the first pass missed.
+/// The newest answer wins: within the first pass a repeated key is dropped as it comes (its page is durable
+/// already), but the re-read after drift writes every item it reads (`newest`), and when the unit ends its segment
+/// is compacted to the last line of each key (``SegmentCompaction``): ``itemsAfterCompaction`` lines.
 ///
 /// ```swift
 /// var keys = DriftCheck(path: "id")
@@ -49,6 +49,14 @@ struct DriftCheck {
     private(set) var overCap = false
     /// Items written by the unit (both passes, items without the key included, restored ones too).
     private(set) var keptTotal = 0
+    /// Lines written without the key (restored ones too), and how many distinct ones ``written`` holds.
+    private(set) var keylessLines = 0
+    private(set) var keylessDistinct = 0
+    /// Lines restored from an earlier run's segment, and those of them without the key.
+    private(set) var restoredLines = 0
+    private var restoredKeyless = 0
+    /// A resumed unit's keys written in this run (`nil` when nothing was restored: then every key is this run's).
+    private var fresh: Set<KeyDigest>?
 
     init(path: JSONKeyPath, cap: Int = DriftCheck.keyCap, filters: Bool = true) {
         self.path = path
@@ -65,6 +73,15 @@ struct DriftCheck {
     var drifted: Bool { !repeatedPages.isEmpty }
     /// Distinct items written (by the key; items without it by their line), or `nil` past the cap.
     var distinct: Int? { overCap ? nil : written.count }
+    /// The lines the unit's segment holds once compacted to the newest line of each key: one per distinct key,
+    /// and every line without the key.
+    var itemsAfterCompaction: Int { written.count - keylessDistinct + keylessLines }
+    /// Of the lines compaction drops (``keptTotal`` less ``itemsAfterCompaction``), those written in this run: a
+    /// key's last line is this run's when this run wrote the key at all (its lines follow the restored ones).
+    var droppedInThisRun: Int {
+        let keptThisRun = (fresh?.count ?? written.count - keylessDistinct) + keylessLines - restoredKeyless
+        return keptTotal - restoredLines - keptThisRun
+    }
 
     /// Starts the re-read: the repeats of the first pass are forgotten, the keys written are kept.
     mutating func startPass() {
@@ -74,8 +91,9 @@ struct DriftCheck {
     }
 
     /// The lines of `lines` (JSONL) whose key was not written yet; notes a key read twice in this pass on page
-    /// `index`. Items without the key are all kept. Counting only (`filters` false), every line is kept.
-    mutating func filter(_ lines: [UInt8], index: Int) -> (lines: [UInt8], kept: Int) {
+    /// `index`. Items without the key are all kept. Counting only (`filters` false), every line is kept. The
+    /// re-read (`newest`) keeps every line too, a key written before included: compaction keeps its last line.
+    mutating func filter(_ lines: [UInt8], index: Int, newest: Bool = false) -> (lines: [UInt8], kept: Int) {
         var out: [UInt8] = []
         out.reserveCapacity(lines.count)
         var kept = 0
@@ -90,13 +108,14 @@ struct DriftCheck {
                         repeatedKeys.append(String(String(decoding: key, as: UTF8.self).prefix(80)))
                     }
                 }
-                if filters, written.contains(digest) {
+                if filters, !newest, written.contains(digest) {
                     duplicatesDropped += 1
                     return
                 }
                 remember(digest)
+                if !overCap { fresh?.insert(digest) }
             } else if !overCap {
-                remember(Self.lineDigest(line))
+                rememberKeyless(line)
             }
             out += line
             out.append(UInt8(ascii: "\n"))
@@ -110,25 +129,38 @@ struct DriftCheck {
     /// number of them): they count as written and as read in the current pass, the pass the resumed walk goes on.
     mutating func restore(_ lines: some Collection<UInt8>) {
         let decoder = JSONItemDecoder()
+        if fresh == nil { fresh = [] }
         Self.forEachLine(Array(lines)) { line in
             keptTotal += 1
+            restoredLines += 1
             guard !overCap else { return }
             if let key = Self.key(of: line, at: path, decoder: decoder) {
                 let digest = KeyDigest { $0.update(key) }
                 if filters { pass.insert(digest) }
                 remember(digest)
             } else {
-                remember(Self.lineDigest(line))
+                restoredKeyless += 1
+                rememberKeyless(line)
             }
         }
     }
 
-    /// Adds `digest` to the written set; past the cap the set goes and the unit checks nothing more.
-    private mutating func remember(_ digest: KeyDigest) {
-        guard written.insert(digest).inserted, written.count > cap else { return }
+    private mutating func rememberKeyless(_ line: ArraySlice<UInt8>) {
+        keylessLines += 1
+        if remember(Self.lineDigest(line)) { keylessDistinct += 1 }
+    }
+
+    /// Adds `digest` to the written set (true when it is new); past the cap the set goes and the unit checks
+    /// nothing more.
+    @discardableResult
+    private mutating func remember(_ digest: KeyDigest) -> Bool {
+        guard written.insert(digest).inserted else { return false }
+        guard written.count > cap else { return true }
         overCap = true
         written = []
         pass = []
+        fresh = fresh.map { _ in [] }
+        return true
     }
 
     /// Calls `body` with each non-empty line of `lines`.
@@ -143,7 +175,7 @@ struct DriftCheck {
     }
 
     /// The compact JSON of the key in `line`, `nil` when the line has none (or it is null).
-    private static func key(of line: ArraySlice<UInt8>, at path: JSONKeyPath, decoder: JSONItemDecoder) -> [UInt8]? {
+    static func key(of line: ArraySlice<UInt8>, at path: JSONKeyPath, decoder: JSONItemDecoder) -> [UInt8]? {
         guard let key = try? decoder.decode(JSONValue.self, from: Array(line), at: path), !key.isNull else {
             return nil
         }

@@ -332,6 +332,20 @@ final class JobMetrics: Sendable {
         }
     }
 
+    /// Items a re-read for drift answered again, dropped when the unit's segment was compacted to the newest line
+    /// of each key: they count as duplicates dropped, and those this run counted as written (`writtenInThisRun`)
+    /// no longer do.
+    func supersededDropped(source: String, host: String, dropped: Int, writtenInThisRun items: Int) {
+        duplicatesDropped(source: source, dropped)
+        guard items > 0 else { return }
+        state.withLock { state in
+            state.totals.stats.items -= items
+            state.sources[source, default: Scope()].stats.items -= items
+            state.hosts[host, default: Scope()].stats.items -= items
+            state.progress.items -= items
+        }
+    }
+
     /// A bisected window's committed pages were discarded (its halves read them again): its items and pages no
     /// longer count as written, and the run has one unit more (two halves for one window).
     func windowDiscarded(source: String, host: String, pages: Int, items: Int) {

@@ -344,12 +344,14 @@ public final class JobRunner: Sendable {
         let pagesBefore = state.pages
         let itemsBefore = state.items
         let walked = state.status != .done
+        // The unit's keys are read (restored and walked) unless it fails at once on a stuck page.
+        let keysRead = walked && state.stuck == nil
         // With a primary key, one set of key digests counts the distinct items and tells drift. An incremental
         // source only counts: its window matches items by key across runs (a changed item is written again).
         var keys = unit.primaryKey.map {
             DriftCheck(path: DriftCheck.linePath($0, withMeta: options.withMeta), filters: unit.incremental == nil)
         }
-        if walked, state.stuck == nil, pagesBefore > 0 {
+        if keysRead, pagesBefore > 0 {
             // Pages kept from an earlier run: their keys come back from the unit's segment, which holds what the
             // checkpoint counts.
             try keys?.restore(segment: store.segmentPath(ordinal: unit.ordinal))
@@ -395,9 +397,19 @@ public final class JobRunner: Sendable {
                 metrics.failed(record)
             }
         }
+        // After a re-read for drift the segment holds keys twice: the store compacts it to the newest line of each
+        // key (`SegmentCompaction`) before the unit can be merged.
+        var newest: JSONKeyPath?
+        if keysRead, (state.rereadPages ?? 0) > 0, let keys, keys.filters, !keys.overCap {
+            newest = keys.path
+            state.items = keys.itemsAfterCompaction
+            metrics.supersededDropped(
+                source: unit.source, host: Origin.hostKey(of: unit.request.url),
+                dropped: keys.keptTotal - keys.itemsAfterCompaction, writtenInThisRun: keys.droppedInThisRun)
+        }
         // A planned walk counted its pages when it planned them; any other unit's count is known now.
         if !walked || state.first == nil { metrics.planned(pages: state.pages - pagesBefore) }
-        try await store.finishUnit(ordinal: unit.ordinal, state: state)
+        try await store.finishUnit(ordinal: unit.ordinal, state: state, newestBy: newest)
         metrics.unitFinished(failed: state.status == .failed)
         return state.status == .failed ? .failed(reason: state.failure ?? "") : .done
     }

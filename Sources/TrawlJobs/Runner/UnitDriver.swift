@@ -197,15 +197,18 @@ struct UnitDriver: Sendable {
                 state: &state)
             return
         }
-        // Drift: the whole range once more from its first page, writing only the keys the first pass missed.
+        // Drift: the whole range once more from its first page, writing every item it reads (the newest answer;
+        // the unit's end compacts the segment to the last line of each key, `SegmentCompaction`).
         commits.drift?.startPass()
         var again = PagePlan(strategy: strategy, request: base, limits: limits, origins: origins)
         try await drive(&again, state: &state, commits: commits, reread: true)
         guard let after = commits.drift, !after.overCap else { return flagDriftUnchecked(state: &state) }
         let stillShort = again.expectedItems.map { after.distinctInPass < $0 } ?? false
+        // Once compacted, the unit holds each key once.
+        state.items = after.itemsAfterCompaction
         if !after.drifted, !stillShort {
-            // Settled: the unit holds each key of the range once; the count to check is the re-read's.
-            (state.items, state.expectedItems) = (after.keptTotal, again.expectedItems)
+            // Settled: the count to check is the re-read's.
+            state.expectedItems = again.expectedItems
         } else {
             flagDrift(
                 "the range did not settle on a re-read: "
@@ -215,8 +218,7 @@ struct UnitDriver: Sendable {
         }
     }
 
-    /// Fetches and commits `plan`'s pages until it is done; a re-read (`reread`) writes only the keys not written
-    /// yet and leaves the unit's position alone.
+    /// Fetches and commits `plan`'s pages until it is done; a re-read (`reread`) leaves the unit's position alone.
     private func drive(
         _ plan: inout PagePlan, state: inout Checkpoint.UnitState, commits: CommitPipeline, reread: Bool
     ) async throws {
@@ -278,8 +280,8 @@ struct UnitDriver: Sendable {
         }
     }
 
-    /// A page of the re-read after drift: its keys not written yet are written, under the unit's current state
-    /// (its segment holds one page more: `rereadPages`).
+    /// A page of the re-read after drift: every item is written (a key written before too: the newest answer,
+    /// which compaction keeps), under the unit's current state (its segment holds one page more: `rereadPages`).
     private func rereadPage(
         _ fetched: PageLines, _ page: PageRequest, index: Int, plan: inout PagePlan,
         state: inout Checkpoint.UnitState, commits: CommitPipeline
@@ -289,9 +291,8 @@ struct UnitDriver: Sendable {
             captured: fetched.captured, head: fetched.head)
         plan.completed(response)
         if !plan.failureKeepsCompletedPage, let failure = plan.failure { throw failure }
-        // The completeness count takes the keys the re-read found that the first pass missed.
         var fetched = fetched
-        if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index) {
+        if let (lines, kept) = commits.drift?.filter(fetched.lines, index: index, newest: true) {
             (fetched.lines, fetched.keptAfterDrift) = (lines, kept)
         }
         runner.metrics.reread(source: unit.source)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Trawl
 import TrawlEngine
+import TrawlJSON
 
 /// Where a job's items go and how its progress survives a crash.
 ///
@@ -72,7 +73,9 @@ final class JobStore: Sendable {
         case page(ordinal: Int, lines: [UInt8], state: Checkpoint.UnitState, done: PendingCommit)
         /// A parent page's children, written in the same batch as the page that follows it.
         case children(ChildBatch)
-        case unit(ordinal: Int, state: Checkpoint.UnitState, done: CheckedContinuation<Void, any Error>)
+        /// A unit's end; `newestBy`: compact its segment to the last line of each key first (`SegmentCompaction`).
+        case unit(
+            ordinal: Int, state: Checkpoint.UnitState, newestBy: JSONKeyPath?, done: CheckedContinuation<Void, any Error>)
         /// A window bisected while it ran: its halves take its place, its pages are discarded.
         case split(ordinal: Int, halves: [UnitSlot], done: CheckedContinuation<Void, any Error>)
     }
@@ -190,7 +193,8 @@ final class JobStore: Sendable {
         writer.lock = lock
         for unit in units { writer.slots[unit.ordinal] = unit }
         try openChildren(writer, checkpoint: checkpoint, options: options)
-        if existing != nil {
+        if let existing {
+            try SegmentCompaction.settle(existing, in: segmentDirectory)
             try undoUnrecordedMoves(checkpoint, order: writer.ledger.order, segmentDirectory: segmentDirectory)
         }
         let recordedUnits = Dictionary(uniqueKeysWithValues: checkpoint.units.compactMap { key, state in
@@ -284,10 +288,12 @@ final class JobStore: Sendable {
     }
 
     /// Records a unit's final state (done or failed); a done unit is merged into its output when its turn
-    /// comes.
-    func finishUnit(ordinal: Int, state: Checkpoint.UnitState) async throws {
+    /// comes. With `newestBy` (a line's key path) the unit's segment is first compacted to the last line of each
+    /// key (`SegmentCompaction`); `state.items` must be the lines that leaves. Every page of the unit must be
+    /// durable before this is called.
+    func finishUnit(ordinal: Int, state: Checkpoint.UnitState, newestBy: JSONKeyPath? = nil) async throws {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.unit(ordinal: ordinal, state: state, done: continuation))
+            enqueue(.unit(ordinal: ordinal, state: state, newestBy: newestBy, done: continuation))
         }
     }
 
@@ -336,7 +342,7 @@ final class JobStore: Sendable {
             let closed = JobError.state("the job's store is closed", hint: nil)
             switch operation {
             case .page(_, _, _, let done): done.complete(.failure(closed))
-            case .unit(_, _, let done), .split(_, _, let done): done.resume(throwing: closed)
+            case .unit(_, _, _, let done), .split(_, _, let done): done.resume(throwing: closed)
             case .children: break
             }
         }
@@ -467,6 +473,11 @@ final class JobStore: Sendable {
         var result: Result<Void, any Error> = .success(())
         do {
             if let failure = writer.failure { throw failure }
+            // Compactions first: the checkpoint each writes must count only what is durable, as at a batch's start.
+            var compacted: [Int: Checkpoint.UnitState] = [:]
+            for case .unit(let ordinal, let state, let key?, _) in batch {
+                compacted[ordinal] = try compact(ordinal, state: state, key: key)
+            }
             for operation in batch {
                 switch operation {
                 case .page(let ordinal, let lines, let state, _):
@@ -488,9 +499,9 @@ final class JobStore: Sendable {
                     }
                 case .children(let batch):
                     try writeChildren(batch)
-                case .unit(let ordinal, let state, _):
+                case .unit(let ordinal, let state, _, _):
                     try flushSegment(ordinal)
-                    var recorded = state
+                    var recorded = compacted[ordinal] ?? state
                     recorded.segment = writer.segments[ordinal]?.length ?? 0
                     recorded.pageDigest = writer.checkpoint.units[String(ordinal)]?.pageDigest
                     writer.checkpoint.units[String(ordinal)] = recorded
@@ -522,10 +533,36 @@ final class JobStore: Sendable {
         for operation in batch {
             switch operation {
             case .page(_, _, _, let done): done.complete(result)
-            case .unit(_, _, let done), .split(_, _, let done): done.resume(with: result)
+            case .unit(_, _, _, let done), .split(_, _, let done): done.resume(with: result)
             case .children: break
             }
         }
+    }
+
+    /// Compacts unit `ordinal`'s segment by `key` (`SegmentCompaction`), records `state` with the compacted
+    /// segment in the checkpoint, and returns that state.
+    private func compact(_ ordinal: Int, state: Checkpoint.UnitState, key: JSONKeyPath) throws -> Checkpoint.UnitState {
+        guard let durable = writer.checkpoint.units[String(ordinal)], durable.segment > 0 else { return state }
+        let path = segmentDirectory + "/\(ordinal).jsonl"
+        writer.segments.removeValue(forKey: ordinal)?.close()
+        writer.indexes.removeValue(forKey: ordinal)?.close()
+        let result = try SegmentCompaction.run(
+            segment: path, pages: durable.pages + (durable.rereadPages ?? 0), key: key)
+        writer.segments[ordinal] = try DurableFile(path: path)
+        writer.indexes[ordinal] = try DurableFile(path: SegmentIndex.path(segment: path))
+        guard result.items == state.items else {
+            throw JobError.state(
+                "compacting \(path) by the primary key kept \(result.items) lines where unit \(state.id) counted"
+                    + " \(state.items)",
+                hint: "the segment changed while the job ran; pass --restart to fetch everything again")
+        }
+        var recorded = state
+        recorded.segment = result.length
+        recorded.pageDigest = result.pageDigest
+        writer.checkpoint.units[String(ordinal)] = recorded
+        try writeCheckpoint()
+        SegmentCompaction.removePrecompacted(segment: path)
+        return recorded
     }
 
     private func segmentFile(_ ordinal: Int) throws -> (segment: DurableFile, index: DurableFile) {

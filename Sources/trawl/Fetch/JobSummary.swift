@@ -108,7 +108,7 @@ enum JobSummary {
     static func driftText(_ flags: [CompletenessFlag], outputs: [JobReport.OutputRecord]) -> String {
         flagsText(
             "drifted while they were walked (their data changed)", flags, outputs: outputs,
-            kept: "each key once, the first answer kept",
+            kept: "each key once, its last answer kept (its first on a walk that cannot be read again)",
             remedy: "run again when the data is quiet, or keep the distinct items with --allow-drift "
                 + "(job file: settings.allow_drift: true)")
     }

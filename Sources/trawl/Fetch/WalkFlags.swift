@@ -34,7 +34,7 @@ struct WalkFlags: ParsableArguments {
         name: .customLong("allow-drift"),
         help: """
             Exit 0 though a walk with --primary-key drifted (keys repeated or missing) and a re-read did not \
-            settle it: each key is written once, the first answer kept (job file: allow_drift).
+            settle it: each key is written once, its last answer kept (job file: allow_drift).
             """)
     var allowDrift = false
 
