@@ -286,14 +286,20 @@ final class JobMetrics: Sendable {
         }
     }
 
-    /// Items dropped because their key was written already.
+    /// Items dropped as they were read because their key was written already: they leave the progress line's
+    /// items read too.
     func duplicatesDropped(source: String, _ count: Int) {
         guard count > 0 else { return }
         state.withLock { state in
-            let before = state.sources[source]?.stats.duplicatesDropped ?? 0
-            state.totals.stats.duplicatesDropped = (state.totals.stats.duplicatesDropped ?? 0) + count
-            state.sources[source, default: Scope()].stats.duplicatesDropped = before + count
+            state.progress.itemsFetched = max(0, state.progress.itemsFetched - count)
+            Self.countDropped(&state, source: source, count)
         }
+    }
+
+    private static func countDropped(_ state: inout State, source: String, _ count: Int) {
+        let before = state.sources[source]?.stats.duplicatesDropped ?? 0
+        state.totals.stats.duplicatesDropped = (state.totals.stats.duplicatesDropped ?? 0) + count
+        state.sources[source, default: Scope()].stats.duplicatesDropped = before + count
     }
 
     /// A successful response: counts the request, its bytes and latency (its items count once committed).
@@ -336,13 +342,15 @@ final class JobMetrics: Sendable {
     /// of each key: they count as duplicates dropped, and those this run counted as written (`writtenInThisRun`)
     /// no longer do.
     func supersededDropped(source: String, host: String, dropped: Int, writtenInThisRun items: Int) {
-        duplicatesDropped(source: source, dropped)
-        guard items > 0 else { return }
+        guard dropped > 0 else { return }
         state.withLock { state in
+            Self.countDropped(&state, source: source, dropped)
             state.totals.stats.items -= items
             state.sources[source, default: Scope()].stats.items -= items
             state.hosts[host, default: Scope()].stats.items -= items
             state.progress.items -= items
+            // The progress line's items are the items read: each key once, as the output holds them.
+            state.progress.itemsFetched = max(0, state.progress.itemsFetched - items)
         }
     }
 
@@ -360,6 +368,9 @@ final class JobMetrics: Sendable {
             state.progress.pagesDone -= pages
             state.progress.items -= items
             state.progress.unitsTotal += 1
+            // Nor as read in the progress line (its halves read them again, and plan them).
+            state.progress.pagesFetched = max(0, state.progress.pagesFetched - pages)
+            state.progress.itemsFetched = max(0, state.progress.itemsFetched - items)
         }
     }
 
