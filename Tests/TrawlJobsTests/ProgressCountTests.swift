@@ -8,12 +8,6 @@ import TrawlTestSupport
 /// primary key and a bisected window's pages leave the counts the progress line shows, so it ends at the output's.
 @Suite("progress counts of what is read and what is kept", .hangGuard)
 struct ProgressCountTests {
-    func report(_ metrics: JobMetrics) -> JobReport {
-        metrics.report(
-            startedAt: Date(), complete: true, resumed: false, units: JobReport.UnitCounts(), outputs: [], flags: [],
-            stateDirectory: nil)
-    }
-
     /// `pages` pages of `items` items each read and committed.
     func read(_ metrics: JobMetrics, pages: Int, items: Int) {
         for _ in 0..<pages {
@@ -34,7 +28,7 @@ struct ProgressCountTests {
         let progress = metrics.progress
         #expect(progress.itemsFetched == 40, "each key once: \(progress.itemsFetched)")
         #expect(progress.pagesFetched == 8, "the pages read are requests made")
-        let totals = report(metrics).totals
+        let totals = metrics.finishedReport().totals
         #expect(totals.duplicatesDropped == 40)
         #expect(totals.items == 80 - 39, "what the pages committed, less what compaction dropped")
     }
@@ -49,6 +43,6 @@ struct ProgressCountTests {
         read(metrics, pages: 6, items: 10)
         progress = metrics.progress
         #expect(progress.pagesFetched == 6 && progress.pagesDone == 6 && progress.itemsFetched == 60)
-        #expect(report(metrics).totals.items == 60)
+        #expect(metrics.finishedReport().totals.items == 60)
     }
 }
