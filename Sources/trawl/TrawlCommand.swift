@@ -28,14 +28,12 @@ struct TrawlCommand: AsyncParsableCommand {
     /// not be written (curl's code: stdout closed early, disk full); bench adds 3 (a threshold failed) and 130
     /// (stopped by Ctrl-C).
     static func main() async {
-        var parsed: ParsableCommand.Type = TrawlCommand.self
         do {
             let arguments = try CurlArguments.commandLine(
                 VersionCommand.arguments(Array(CommandLine.arguments.dropFirst())),
                 environment: ProcessInfo.processInfo.environment)
             var command = try parseAsRoot(arguments)
-            parsed = type(of: command)
-            CLIHints.install(command: parsed._commandName)
+            CLIHints.install(command: type(of: command)._commandName)
             do {
                 if var asyncCommand = command as? AsyncParsableCommand {
                     try await asyncCommand.run()
@@ -72,16 +70,8 @@ struct TrawlCommand: AsyncParsableCommand {
             }
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
-            FileHandle.standardError.write(Data((TerminalText.safe(message(for: error, in: parsed)) + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.safe(fullMessage(for: error)) + "\n").utf8))
             Foundation.exit(code == .validationFailure ? 2 : 1)
         }
-    }
-
-    /// ArgumentParser's message, with the usage of the subcommand that ran when `run()` itself found the usage
-    /// error (it knows only the root's then).
-    static func message(for error: Error, in command: ParsableCommand.Type) -> String {
-        guard error is ValidationError, command != TrawlCommand.self else { return fullMessage(for: error) }
-        let name = "trawl \(command._commandName)"
-        return "Error: \(error)\nUsage: \(usageString(for: command))\n  See '\(name) --help' for more information."
     }
 }

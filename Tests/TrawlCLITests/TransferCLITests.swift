@@ -297,6 +297,34 @@ struct TransferCLITests {
         }
     }
 
+    @Test("--limit-rate on a stream (a device, as stdout): the reader keeps to the rate and holds the server back")
+    func limitRateStreamed() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // A link to /dev/null streams (as stdout does) rather than downloading through FILE.part, so the pacing
+            // is the stream's own (RatePacer), not the download's. Unpaced, 1 GB goes through at hundreds of MB/s.
+            try FileManager.default.createSymbolicLink(atPath: workspace.path("sink"), withDestinationPath: "/dev/null")
+            let child = try TrawlProcess(
+                ["get", server.url("/bytes/\(Self.gigabyte)"), "-o", "sink", "--limit-rate", "4000000"],
+                in: workspace, environment: [:])
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while server.stats.bytesWritten == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let started = clock.now
+            try await Task.sleep(for: .seconds(2))
+            let written = server.stats.bytesWritten
+            let elapsed = clock.now - started
+            child.kill()
+            try await child.wait()
+            #expect(written > 0, "nothing was sent: \(child.stderr)")
+            // 4 MB/s for the time watched, plus what the buffers between server and reader hold (socket buffers,
+            // libcurl's, the stream's): the server cannot get further ahead of a paced reader.
+            let bound = Int(elapsed / .seconds(1) * 4_000_000) + (32 << 20)
+            #expect(written < bound, "the server wrote \(written) bytes in \(elapsed) (bound \(bound))")
+        }
+    }
+
     @Test("-F sends multipart: fields, files with types and names as the server reports them")
     func multipartForm() async throws {
         try await TestServer.with { server in

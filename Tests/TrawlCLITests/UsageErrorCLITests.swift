@@ -44,6 +44,8 @@ struct UsageErrorCLITests {
                 let get = try await trawl(["get", url], in: workspace)
                 #expect(get.status == (url.hasPrefix("http") ? 3 : 1), "\(url): \(get.stderr)")
                 #expect(get.stderr.contains(message), "\(url): \(get.stderr)")
+                // Named as given, quoted (a space shows), before any request is built.
+                #expect(get.stderr.hasPrefix("error: '"), "\(url): \(get.stderr)")
             }
             try await expectUsage(["bench", url, "-n", "1"], message, in: workspace)
             if url.hasPrefix("http") { try await expectUsage(["extract", "--path", "a", url], message, in: workspace) }
