@@ -77,6 +77,34 @@ struct GraphQLCLITests {
         }
     }
 
+    @Test("as in curl: -d without -X is a POST; --json is a POST with Content-Type and Accept application/json")
+    func curlBodyFlags() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let body = #"{"query": "query($after: String) { items(first: 10, after: $after) { nodes { id name } pageInfo { hasNextPage endCursor } } }"}"#
+            for (flag, path) in [("-d", "/graphql?n=25&by=d"), ("--json", "/graphql?n=25&by=json")] {
+                let result = try await trawl(["fetch", server.url(path), flag, body, "-o", "out.jsonl"], in: workspace)
+                #expect(result.status == 0, "\(flag): \(result.stderr)")
+                #expect(result.stderr.contains("detected: --graphql-connection data.items"), "\(result.stderr)")
+                #expect(workspace.text("out.jsonl") == itemLines(1..<26), "\(flag)")
+                let requests = server.requestLog.filter { $0.target.hasPrefix(path) }
+                #expect(requests.count == 3 && requests.allSatisfy { $0.method == "POST" }, "\(flag): \(requests)")
+                #expect(requests.allSatisfy { $0.headers["content-type"] == "application/json" }, "\(flag)")
+                if flag == "--json" { #expect(requests.allSatisfy { $0.headers["accept"] == "application/json" }) }
+            }
+            // -X still decides, a -H Content-Type still wins over --json's, and -d with --json is a usage error.
+            let put = try await trawl(
+                ["fetch", server.url("/graphql?n=5&by=put"), "-X", "PUT", "--json", body, "-H", "Content-Type: text/x",
+                 "--items", "data.items.nodes", "--paginate", "link"], in: workspace)
+            let sent = server.requestLog.filter { $0.target.hasPrefix("/graphql?n=5&by=put") }
+            #expect(sent.first?.method == "PUT" && sent.first?.headers["content-type"] == "text/x", "\(sent) \(put.stderr)")
+            let both = try await trawl(["fetch", server.url("/graphql"), "-d", body, "--json", body], in: workspace)
+            #expect(both.status == 2)
+            #expect(both.stderr.contains("-d/--data and --json both give the body"), "\(both.stderr)")
+        }
+    }
+
     @Test("fetch --help lists the GraphQL flags; --graphql-query without a connection is exit 2")
     func flags() async throws {
         let help = try await trawl(["fetch", "--help"])

@@ -40,15 +40,26 @@ struct Fetch: AsyncParsableCommand {
     @OptionGroup(title: "Conditional requests") var cacheFlags: CacheFlags
 
     @Option(
-        name: [.customShort("X"), .customLong("request")], help: "Method (default GET).",
+        name: [.customShort("X"), .customLong("request")], help: "Method (default GET; POST with -d or --json, as in curl).",
         transform: RequestOption.method)
     var method: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable; ${ENV} allowed).")
     var headers: [String] = []
 
-    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body template.")
+    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body template (sent with POST unless -X).")
     var data: String?
+
+    @Option(
+        name: .customLong("json"),
+        help: """
+            A JSON request body, as curl's --json: sent with POST (unless -X), Content-Type and Accept \
+            application/json (unless -H gives them).
+            """)
+    var json: String?
+
+    /// The request body, from -d or --json.
+    var body: String? { data ?? json }
 
     @Option(name: .customLong("side"), help: "A side field to record from each page (repeatable).")
     var side: [String] = []
@@ -145,9 +156,13 @@ struct Fetch: AsyncParsableCommand {
         try HeaderOption.validate(headers)
         try RequestOption.checkHeaderCharacters(headers)
         try SecondsOption.validate(connectTimeout, flag: "--connect-timeout")
+        if data != nil, json != nil { throw ValidationError("-d/--data and --json both give the body: pass one") }
         if graphQL.isGiven {
             if jobFilePath != nil { throw ValidationError("--graphql-query takes a URL, not a job file (use graphql: there)") }
-            let clashing = [("--paginate", pagination.paginate != nil), ("--items", items != nil), ("-d/--data", data != nil)]
+            let clashing = [
+                ("--paginate", pagination.paginate != nil), ("--items", items != nil), ("-d/--data", data != nil),
+                ("--json", json != nil),
+            ]
             if let (flag, _) = clashing.first(where: { $0.1 }) {
                 throw ValidationError("\(flag) cannot be given with --graphql-query: the query is the body and its connection the pages")
             }
@@ -281,14 +296,21 @@ struct Fetch: AsyncParsableCommand {
             }
         }
         let style = detectsPagination ? PaginationStyle.link() : try pagination.style(defaultSpec: "link")
-        if style.inBody, !Request(url: "", method: .post, body: .string(data ?? "")).hasJSONObjectBody {
+        if style.inBody, !Request(url: "", method: .post, body: .string(body ?? "")).hasJSONObjectBody {
             throw ValidationError(
                 "--paginate-in body sets the position in the -d/--data body, which "
-                    + (data == nil ? "is not given" : "is not a JSON object") + ": give one, as in -d '{\"page\":{}}'")
+                    + (body == nil ? "is not given" : "is not a JSON object") + ": give one, as in -d '{\"page\":{}}'")
         }
-        let headerTemplates = headers.map { header -> JobHeader in
+        var headerTemplates = headers.map { header -> JobHeader in
             let (name, value) = HeaderOption.split(header)
             return JobHeader(name: name, value: value)
+        }
+        if json != nil {
+            // curl's --json: both headers, unless given.
+            for name in ["Content-Type", "Accept"]
+            where !headerTemplates.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+                headerTemplates.append(JobHeader(name: name, value: "application/json"))
+            }
         }
         var axes: [MatrixAxis] = []
         for spec in matrix {
@@ -308,8 +330,8 @@ struct Fetch: AsyncParsableCommand {
             }
         }
         var source = JobSource(
-            name: name, url: sourceURL ?? "", method: HTTPMethod(rawValue: method ?? "GET"), headers: headerTemplates,
-            body: data, pagination: style, items: JSONKeyPath(detectsItems ? "" : items ?? ""),
+            name: name, url: sourceURL ?? "", method: HTTPMethod(rawValue: method ?? (body == nil ? "GET" : "POST")),
+            headers: headerTemplates, body: body, pagination: style, items: JSONKeyPath(detectsItems ? "" : items ?? ""),
             side: side.map { JSONKeyPath($0) },
             matrix: axes)
         source.detectsPagination = detectsPagination
