@@ -108,18 +108,6 @@ extension Job {
 }
 
 extension JobSource {
-    /// Why `name` cannot name an output file (`NAME.jsonl`, or `DIR/NAME.jsonl`), or `nil` when it can: a `/` or
-    /// `..` would write outside the directory, a control character makes a name no shell shows as it is.
-    static func nameProblem(_ name: String) -> String? {
-        if name.contains("/") || name.contains("\\") { return "contains a path separator" }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            return "contains a control character"
-        }
-        if name.hasPrefix(".") { return "starts with '.' (a hidden file, or a path such as '..')" }
-        if name.utf8.count > 200 { return "is longer than 200 bytes" }
-        return nil
-    }
-
     struct Templates {
         var url: JobTemplate
         var headers: [(name: String, value: JobTemplate)]
