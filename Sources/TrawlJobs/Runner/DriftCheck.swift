@@ -164,7 +164,7 @@ struct DriftCheck {
     }
 
     /// Calls `body` with each non-empty line of `lines`.
-    private static func forEachLine(_ lines: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
+    static func forEachLine(_ lines: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
         var start = lines.startIndex
         while start < lines.endIndex {
             let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.endIndex

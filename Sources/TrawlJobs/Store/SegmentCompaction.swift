@@ -60,7 +60,7 @@ enum SegmentCompaction {
         try forEachPage(segment: segment, pages: records) { lines in
             var kept: [UInt8] = []
             kept.reserveCapacity(lines.count)
-            forEachLine(lines) { line in
+            DriftCheck.forEachLine(lines) { line in
                 defer { ordinal += 1 }
                 guard !dropped.contains(ordinal) else { return }
                 kept += line
@@ -183,7 +183,7 @@ enum SegmentCompaction {
         let decoder = JSONItemDecoder()
         try forEachPage(segment: segment, pages: pages, reversed: true) { lines in
             var ends: [ArraySlice<UInt8>] = []
-            forEachLine(lines) { ends.append($0) }
+            DriftCheck.forEachLine(lines) { ends.append($0) }
             for line in ends.reversed() {
                 defer { fromEnd += 1 }
                 guard let value = DriftCheck.key(of: line, at: key, decoder: decoder) else { continue }
@@ -217,15 +217,6 @@ enum SegmentCompaction {
                     hint: "pass --restart to fetch everything again")
             }
             try body([UInt8](data))
-        }
-    }
-
-    private static func forEachLine(_ lines: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
-        var start = lines.startIndex
-        while start < lines.endIndex {
-            let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.endIndex
-            if start < end { body(lines[start..<end]) }
-            start = end + 1
         }
     }
 }
