@@ -189,8 +189,11 @@ struct BenchStoreCLITests {
             let late = lag.stop()
             try await restartStore(redis)
             let restarted = ContinuousClock.now
+            let rejoinLag = SchedulingLag.start()
+            defer { _ = rejoinLag.stop() }
             #expect(
-                try await waitUntil(processes[0]) { server.requestLog.filter { $0.receivedAt > restarted }.count >= 60 })
+                try await waitUntil(processes[0]) { server.requestLog.filter { $0.receivedAt > restarted }.count >= 120 })
+            let rejoinLate = rejoinLag.stop()
             for process in processes {
                 try await interrupt(process)
                 let lines = process.stderr.split(separator: "\n")
@@ -212,13 +215,17 @@ struct BenchStoreCLITests {
                 Double(outage.count) <= 60 * outageSeconds + 5 + (80 * late).rounded(.up),
                 "\(outage.count) requests in \(outageSeconds) s (scheduling lag \(late) s)")
             // Back with the store: one shared schedule again, no burst of what the local shares did not send. Counted
-            // over the whole time since the restart, not per window: a server thread of this (loaded) test process
-            // reading a backlog at once bunches receive times without adding requests (a windowed excess of 10 was
-            // seen in a full CI run), while a burst of extra sends adds to the count however it is timed.
+            // over the whole time since the restart (3 s at 40/s), not per window: a server thread of this (loaded)
+            // test process reading a backlog at once bunches receive times without adding requests (a windowed
+            // excess of 10 was seen in a full CI run), while a burst of extra sends adds to the count however it is
+            // timed. What that thread read at once just after the restart, sent before it, is what both processes
+            // send at the whole rate in the measured scheduling lag (61 in 1.04 s was seen beside two busy loops).
             let after = log.filter { $0.receivedAt > restarted }.map(\.receivedAt)
             #expect(after.count > 20)
             let span = seconds((after.max() ?? restarted) - restarted)
-            #expect(Double(after.count) <= 40 * span + 4 + 5, "\(after.count) requests in \(span) s after the restart")
+            #expect(
+                Double(after.count) <= 40 * span + 4 + 5 + (80 * rejoinLate).rounded(.up),
+                "\(after.count) requests in \(span) s after the restart (scheduling lag \(rejoinLate) s)")
         } }
     }
 
