@@ -169,7 +169,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "Engine loop threads, each with its own multi handle and connections: a number, or auto.",
         discussion: "auto (the default) uses one per core, at most 4 and at most -c, like wrk's -t: one loop "
-            + "thread is one core's worth of small requests."))
+            + "thread is one core's worth of small requests; half the cores when every URL is on loopback (or the "
+            + "embedded server answers), as the server needs the rest."))
     var loops: String = "auto"
 
     @Flag(help: "Print one JSON object instead of the table.")
@@ -228,7 +229,7 @@ struct Bench: AsyncParsableCommand {
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
-        guard Self.loopCount(loops, concurrency: concurrency) != nil else {
+        guard BenchLoops.count(loops, concurrency: concurrency, targets: urls) != nil else {
             throw ValidationError("--loops must be auto or a number from 1 to 64, not '\(loops)'")
         }
         if let warmup, !(warmup >= 0) || !warmup.isFinite {
@@ -280,15 +281,6 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    /// `--loops`: a number from 1 to 64, or `auto` (one per core, at most 4 and at most `concurrency`).
-    static func loopCount(_ text: String, concurrency: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount)
-        -> Int?
-    {
-        if text == "auto" { return max(1, min(cores, 4, concurrency)) }
-        guard let count = Int(text), (1...64).contains(count) else { return nil }
-        return count
-    }
-
     /// The pagination style of the flows; with no URL, the embedded server's defaults fill in.
     private func paginationStyle() throws -> PaginationStyle {
         try pagination.style(
@@ -317,7 +309,7 @@ struct Bench: AsyncParsableCommand {
         }
         var config = Client.Configuration()
         config.maxConcurrentTransfers = concurrency
-        config.loopThreads = Self.loopCount(loops, concurrency: concurrency) ?? 1
+        config.loopThreads = BenchLoops.count(loops, concurrency: concurrency, targets: targets) ?? 1
         if http2 { config.httpVersion = .http2 }
         tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
         if let connectTimeout { config.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
