@@ -103,7 +103,7 @@ package final class BenchRecorder: Sendable {
     /// `stripes`: one per engine loop thread; worker `w` records into stripe `w % stripes`.
     package init(origin: ContinuousClock.Instant, interval: Duration, stripes: Int = 1) {
         self.origin = origin
-        let nanos = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+        let nanos = interval.wholeNanoseconds
         intervalNanoseconds = Swift.max(1, nanos)
         let seconds = Double(intervalNanoseconds) / 1e9
         self.stripes = (0..<Swift.max(1, stripes)).map { _ in Stripe(row: Row(start: 0, end: seconds)) }
@@ -250,7 +250,7 @@ package final class BenchRecorder: Sendable {
     private func intervalIndex(_ instant: ContinuousClock.Instant) -> Int {
         guard instant > origin else { return 0 }
         let span = origin.duration(to: instant)
-        let nanos = span.components.seconds * 1_000_000_000 + span.components.attoseconds / 1_000_000_000
+        let nanos = span.wholeNanoseconds
         return Int(nanos / intervalNanoseconds)
     }
 
@@ -324,13 +324,13 @@ extension Histogram where Count == UInt64 {
     }
 
     static func microseconds(_ duration: Duration) -> UInt64 {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let micros = duration.wholeMicroseconds
         return UInt64(Swift.min(Swift.max(micros, 1), 3_600_000_000))
     }
 
     /// Records a phase's duration in microseconds (zero kept as zero: a reused connection has no connect phase).
     mutating func recordPhase(_ duration: Duration) {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let micros = duration.wholeMicroseconds
         record(UInt64(Swift.min(Swift.max(micros, 0), 3_600_000_000)))
     }
 }

@@ -16,7 +16,7 @@ extension Histogram where Count == UInt64 {
 
     /// Records a duration in microseconds (at least 1, at most the trackable maximum).
     mutating func recordLatency(_ duration: Duration) {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let micros = duration.wholeMicroseconds
         record(UInt64(Swift.min(Swift.max(micros, 1), 3_600_000_000)))
     }
 }
