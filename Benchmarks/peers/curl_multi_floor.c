@@ -1,5 +1,6 @@
 // The libcurl floor: one thread re-adding 64 reused easy handles to a multi handle, no parsing, no
 // Swift. Reports requests/s and CPU per request. Usage: curl_multi_floor URL TOTAL [engine]
+// FLOOR_CONC=N sets how many are in flight (1 to 64, default 64).
 // With "engine", each handle also gets the options Trawl's engine sets (TransferSetup.swift: protocols, timeouts,
 // Accept-Encoding, buffer size, error buffer, its default headers), and the URL is set again before each
 // transfer as the engine does: what those options cost libcurl, without any Swift.
@@ -16,6 +17,7 @@ static size_t wr(char *p, size_t s, size_t n, void *u) { *(size_t*)u += s*n; ret
 static size_t hd(char *p, size_t s, size_t n, void *u) { return s*n; }
 int main(int argc, char **argv) {
   const char *url = argv[1]; int total = atoi(argv[2]); int conc = 64; int reset = 0;
+  if (getenv("FLOOR_CONC")) { conc = atoi(getenv("FLOOR_CONC")); if (conc < 1 || conc > 64) conc = 64; }
   int engine = argc > 3 && strcmp(argv[3], "engine") == 0;
   static char errbuf[64][CURL_ERROR_SIZE];
   curl_global_init(CURL_GLOBAL_DEFAULT);

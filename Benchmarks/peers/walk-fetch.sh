@@ -4,7 +4,10 @@
 #   walk: walk (c)'s 7-field items (~125 B); rich: 9 fields (~155 B: a nested object, unicode escapes, a float, a
 #   bool, a null, an int array). gen_pages.py writes both, once, under /tmp/trawl-peers-data.
 # Each round also runs `trawl extract --path items` over the same items concatenated into one document (written to
-# a file, as fetch writes its items): the parse-and-write cost without HTTP or the job machinery.
+# a file, as fetch writes its items): the parse-and-write cost without HTTP or the job machinery; and the plain C
+# curl_multi loop (curl_multi_floor.c, 16 in flight) fetching page 1 PAGES times, bodies discarded: the HTTP cost
+# without parsing, output or Swift. Their CPU added is the least any fetch of these pages can cost on this machine
+# ("floor + extract"), shown against fetch's CPU target of 1.5x extract's.
 # nginx (one worker) serves the pages on loopback, 16 in flight; every client on the same cores.
 #
 # Usage: Benchmarks/peers/walk-fetch.sh [ROUNDS=3] [PAGES=4000]
@@ -21,7 +24,7 @@ rounds=${1:-3}; pages=${2:-4000}; conc=16
 kinds=${KINDS:-walk rich}
 trawl=${TRAWL:-$root/.build/release/trawl}
 [ -x "$trawl" ] || { echo "error: no trawl binary at $trawl: run 'swift build -c release --product trawl' or set TRAWL" >&2; exit 1; }
-"$root/scripts/ensure-deps" nginx-light time libcurl4-openssl-dev python3-venv >/dev/null
+"$root/scripts/ensure-deps" nginx-light time libcurl4-openssl-dev python3-venv gcc >/dev/null
 py=${PY:-$here/.venv/bin/python}
 if ! "$py" -c 'import pycurl, orjson, msgspec' 2>/dev/null; then
     [ -x "$py" ] || python3 -m venv "$here/.venv"
@@ -38,6 +41,8 @@ work=$(mktemp -d /tmp/trawl-walk-fetch.XXXXXX)  # on disk: fetch's fsyncs are re
 . "$here/nginx.sh"
 trap 'nginx_stop "$work"; rm -rf "$work"' EXIT
 mkdir -p "$work/www" "$work/logs"
+floor=$work/curl_multi_floor
+gcc -O2 -o "$floor" "$here/curl_multi_floor.c" $(pkg-config --cflags --libs libcurl)
 for kind in $kinds; do ln -s "$data/$kind-$pages" "$work/www/$kind"; done
 chmod -R a+rX "$work" "$data"
 nginx_start "$work" '        location ~ ^/(walk|rich)/page$ { try_files /$1/page-$arg_page.json =404; }'
@@ -75,6 +80,8 @@ for rd in $(seq 1 "$rounds"); do
         got=$(wc -l < "$work/extract.jsonl"); rm -f "$work/extract.jsonl"
         [ "$got" = "$n" ] || { echo "error: trawl extract wrote $got lines of $n ($kind)" >&2; exit 1; }
         row "$rd" "$kind" extract "$n" "$(awk -v n="$n" '{print n / $1}' "$work/time")"
+        FLOOR_CONC=$conc /usr/bin/time -f "%e %U %S" -o "$work/time" "$floor" "$u?page=1" "$pages" > /dev/null
+        row "$rd" "$kind" floor "$n" "$(awk -v n="$n" '{print n / $1}' "$work/time")"
     done
 done
 {
@@ -95,13 +102,15 @@ def stat(values, fmt):
 for kind in sorted({k for k, _ in by}, key=lambda k: k != "walk"):
     rounds = [r for (k, _), r in sorted(by.items()) if k == kind]
     print(f"# {kind}: median (range) over {len(rounds)} rounds")
-    for client in ("fetch", "pycurl-orjson", "pycurl-msgspec", "extract"):
+    for client in ("fetch", "pycurl-orjson", "pycurl-msgspec", "extract", "floor"):
         rates = [r[client][0] for r in rounds]
         cpus = [r[client][1] for r in rounds]
         print(f"#   {client:15} {stat(rates, '{:,.0f}')} items/s, CPU {stat(cpus, '{:.2f}')} us/item")
     for peer in ("pycurl-orjson", "pycurl-msgspec"):
         print(f"#   fetch / {peer} items/s: {stat([r['fetch'][0] / r[peer][0] for r in rounds], '{:.2f}x')}")
     print(f"#   fetch CPU per item / extract's: {stat([r['fetch'][1] / r['extract'][1] for r in rounds], '{:.2f}x')}")
+    least = [(r['floor'][1] + r['extract'][1]) / r['extract'][1] for r in rounds]
+    print(f"#   (floor + extract) CPU per item / extract's: {stat(least, '{:.2f}x')} (the least a fetch can cost)")
 PY
 } > "$out"
 cat "$out"
