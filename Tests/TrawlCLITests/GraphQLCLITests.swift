@@ -69,11 +69,48 @@ struct GraphQLCLITests {
                 ["fetch", server.url("/graphql?n=25"), "-X", "POST", "-H", "Content-Type: application/json",
                  "-d", body, "-o", "out.jsonl", "--state", "state"], in: workspace)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("detected: --graphql-connection data.items --items data.items.edges"),
-                "\(result.stderr)")
+            // The items are the edges' nodes: the line names no --items (which would read the edges whole).
+            #expect(result.stderr.contains("detected: --graphql-connection data.items ("), "\(result.stderr)")
+            #expect(result.stderr.contains("give the body's query as --graphql-query"), "\(result.stderr)")
+            #expect(!result.stderr.contains("--items"), "\(result.stderr)")
             #expect(workspace.text("out.jsonl") == itemLines(1..<26))
             // The first page is fetched once (detection's copy replayed), then pages 2 and 3.
             #expect(server.requestLog.filter { $0.target.hasPrefix("/graphql") }.count == 3)
+        }
+    }
+
+    @Test("a detected connection is pinned as said: the GraphQL flags, and --detect's job file, give the same items")
+    func detectedPlanPins() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let edges = "query($first: Int, $after: String) { items(first: $first, after: $after) "
+                + "{ edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }"
+            let nodes = edges.replacingOccurrences(of: "edges { cursor node { id name } }", with: "nodes { id name }")
+            for (name, query) in [("edges", edges), ("nodes", nodes)] {
+                let url = server.url("/graphql?n=23&by=\(name)")
+                let body = #"{"query": "\#(query)", "variables": {"first": 7}}"#
+                let detected = try await trawl(["fetch", url, "--json", body, "-o", "\(name)-0.jsonl"], in: workspace)
+                #expect(detected.status == 0, "\(detected.stderr)")
+                #expect(workspace.text("\(name)-0.jsonl") == itemLines(1..<24), "\(name)")
+                // What the detected line says to give instead of --json.
+                let flags = try await trawl(
+                    ["fetch", url, "--graphql-query", query, "--graphql-variables", #"{"first": 7}"#,
+                     "--graphql-connection", "data.items", "-o", "\(name)-1.jsonl"], in: workspace)
+                #expect(flags.status == 0, "\(flags.stderr)")
+                #expect(!flags.stderr.contains("detected:"), "\(flags.stderr)")
+                #expect(workspace.text("\(name)-1.jsonl") == itemLines(1..<24), "\(name)")
+                // --detect prints a job file that walks the same connection.
+                let snippet = try await trawl(["fetch", url, "--json", body, "--detect"], in: workspace)
+                #expect(snippet.status == 0, "\(snippet.stderr)")
+                #expect(snippet.stdout.contains("    graphql:\n"), "\(snippet.stdout)")
+                #expect(snippet.stdout.contains(#"      variables: {"first":7}"#), "\(snippet.stdout)")
+                #expect(!snippet.stdout.contains("items:"), "\(snippet.stdout)")
+                try workspace.write("\(name).yaml", snippet.stdout)
+                let job = try await trawl(["fetch", "\(name).yaml", "-o", "\(name)-2.jsonl"], in: workspace)
+                #expect(job.status == 0, "\(job.stderr)")
+                #expect(workspace.text("\(name)-2.jsonl") == itemLines(1..<24), "\(name): \(snippet.stdout)")
+            }
         }
     }
 

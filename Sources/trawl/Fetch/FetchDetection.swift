@@ -197,10 +197,17 @@ struct FetchDetection {
     static func say(
         _ settings: [PaginationDetection.Setting], items: JSONKeyPath, url: String, single: Bool, from: String?
     ) {
-        let flags = flags(settings, items: items).map(JobSummary.shellQuoted).joined(separator: " ")
+        // A connection's items follow from it (nodes, or each edge's node): --items would read the edges whole,
+        // and the GraphQL flags take the query, not -d/--json.
+        let graphQL = settings.contains { $0.name == "graphql_connection" }
+        let flags = flags(settings, items: graphQL ? nil : items).map(JobSummary.shellQuoted).joined(separator: " ")
         var origin = "from the first page of \(url)"
         if let from { origin = "\(from), detected from the first page of \(url)" }
         if single { origin += "; it is a single page: nothing in it points at another page" }
+        if graphQL {
+            origin += "; to pin it, give the body's query as --graphql-query and its variables as --graphql-variables"
+                + " instead of -d/--json"
+        }
         let line = "detected: \(flags) (\(origin))\n"
         FileHandle.standardError.write(Data(TerminalText.safe(line).utf8))
     }
@@ -227,6 +234,22 @@ struct FetchDetection {
             }
         }
         var lines = ["sources:", "  - name: \(quoted(source.name))", "    url: \(quoted(source.url))"]
+        if let connection = settings.first(where: { $0.name == "graphql_connection" })?.value,
+            let body = source.body,
+            case .object(let members)? = try? JSONItemDecoder().decode(JSONValue.self, from: Array(body.utf8)),
+            case .string(let query)? = members["query"]
+        {
+            // The body was a GraphQL query: a graphql: source sends it (POST, JSON) and takes the connection's
+            // items as the walk did.
+            lines.append("    graphql:")
+            lines.append("      query: \(quoted(query))")
+            if case .object(let variables)? = members["variables"], !variables.isEmpty {
+                let json = String(decoding: JSONValue.object(variables).json, as: UTF8.self)
+                lines.append("      variables: \(TerminalText.escapingC1(json))")
+            }
+            lines.append("      connection: \(quoted(connection))")
+            return lines.joined(separator: "\n")
+        }
         if !paginate.isEmpty { lines.append("    paginate: \(paginate)") }
         lines.append("    items: \(quoted(items.description))")
         return lines.joined(separator: "\n")
