@@ -79,6 +79,55 @@ struct GraphQLCLITests {
         }
     }
 
+    @Test("the command line sends -d, --graphql-query and -H as given: {name} there is text unless a --matrix axis")
+    func bracesAreText() async throws {
+        try await TestServer.with { server in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            // A compact query: `nodes{id}` once failed as "'{id}' names no matrix parameter".
+            let query = "query($first: Int, $after: String) { items(first: $first, after: $after) "
+                + "{ nodes{id} pageInfo{hasNextPage endCursor} } }"
+            let body = #"{"query": "\#(query)", "variables": {"first": 4}}"#
+            let idLines = itemLines(1..<10)  // (the server answers id and name whatever the selection)
+            let detected = try await trawl(
+                ["fetch", server.url("/graphql?n=9&by=d"), "-d", body, "-H", "X-Tag: {id}", "-o", "d.jsonl"],
+                in: workspace)
+            #expect(detected.status == 0, "\(detected.stderr)")
+            #expect(workspace.text("d.jsonl") == idLines)
+            let flags = try await trawl(
+                ["fetch", server.url("/graphql?n=9&by=q"), "--graphql-query", query, "--graphql-connection", "data.items",
+                 "--graphql-variables", #"{"first": 4}"#, "-o", "q.jsonl"], in: workspace)
+            #expect(flags.status == 0, "\(flags.stderr)")
+            #expect(workspace.text("q.jsonl") == idLines)
+            // --detect's job file keeps the compact query working: a space after the brace (not inside strings).
+            let snippet = try await trawl(["fetch", server.url("/graphql?n=9&by=s"), "-d", body, "--detect"], in: workspace)
+            #expect(snippet.stdout.contains("nodes{ id} pageInfo{ hasNextPage endCursor}"), "\(snippet.stdout)")
+            try workspace.write("compact.yaml", snippet.stdout)
+            let job = try await trawl(["fetch", "compact.yaml", "-o", "s.jsonl"], in: workspace)
+            #expect(job.status == 0, "\(job.stderr)")
+            #expect(workspace.text("s.jsonl") == idLines)
+            let tagged = server.requestLog.filter { $0.target.hasSuffix("by=d") }
+            #expect(tagged.count == 3 && tagged.allSatisfy { $0.headers["x-tag"] == "{id}" }, "\(tagged)")
+            // A --matrix axis still expands in a header; another name beside it stays text.
+            let matrix = try await trawl(
+                ["fetch", "--url", server.url("/paged/page?n={n}&per_page=10"), "--items", "items", "--paginate", "page",
+                 "--matrix", "n=3,4", "-H", "X-Tag: {n}-{other}", "-o", "m.jsonl"], in: workspace)
+            #expect(matrix.status == 0, "\(matrix.stderr)")
+            let tags = server.requestLog.filter { $0.target.hasPrefix("/paged/") }.compactMap { $0.headers["x-tag"] }
+            #expect(Set(tags) == ["3-{other}", "4-{other}"], "\(tags)")
+            // In the URL, a name that is no axis is a usage error in the command line's words.
+            for (extra, remedy) in [
+                ([String](), "give --matrix foo=VALUE,VALUE"), (["--matrix", "n=3,4"], "the --matrix axes are n"),
+            ] {
+                let url = server.url("/paged/page?n=3&x={foo}") + (extra.isEmpty ? "" : "&m={n}")
+                let refused = try await trawl(["fetch", "--url", url, "--items", "items"] + extra, in: workspace)
+                #expect(refused.status == 2, "\(refused.stderr)")
+                #expect(refused.stderr.contains("the URL's '{foo}' names no --matrix axis (\(remedy)"), "\(refused.stderr)")
+                #expect(!refused.stderr.contains("sources[0]"), "\(refused.stderr)")
+            }
+        }
+    }
+
     @Test("a detected connection is pinned as said: the GraphQL flags, and --detect's job file, give the same items")
     func detectedPlanPins() async throws {
         try await TestServer.with { server in

@@ -68,6 +68,9 @@ public struct JobSource: Sendable, Hashable {
     public var includeFromParent: [JSONKeyPath] = []
     /// Each item is this member of the element at `items` (a GraphQL connection's `edges[].node`: `node`).
     public var itemMember: String?
+    /// A `{name}` in a header or the body that names no matrix axis is text, not an error: the command line sends
+    /// `-H` and `-d` (a GraphQL query's `nodes{id}`) as given, as curl does. The URL keeps the check.
+    public var bracesOutsideMatrixAreText = false
 
     public init(
         name: String, url: String, method: HTTPMethod = .get, headers: [JobHeader] = [], body: String? = nil,

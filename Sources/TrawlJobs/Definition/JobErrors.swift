@@ -13,7 +13,7 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
     /// added; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case invalid, sourceName, parents, neverSendable
+            case invalid, sourceName, parents, neverSendable, unknownParameter
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -29,6 +29,8 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
         /// token, a header value with a control character or over `HeaderCheck.longestValue`): `trawl` reports it
         /// as bad usage (exit 2), as it does a bad `-H`.
         public static let neverSendable = Code(.neverSendable)
+        /// A `{name}` template that names no matrix axis (nor a parent's field); `parameter` is the name.
+        public static let unknownParameter = Code(.unknownParameter)
     }
 
     public var code: Code
@@ -39,6 +41,8 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
     public var hint: String?
     /// For pagination options: the option at fault, spelled as in a job file (`size_param`).
     public var option: String?
+    /// With `unknownParameter`: the name between the braces.
+    public var parameter: String?
 
     public init(
         code: Code = .invalid, field: String? = nil, _ message: String, hint: String? = nil, option: String? = nil

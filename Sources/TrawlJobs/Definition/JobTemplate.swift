@@ -72,6 +72,22 @@ struct JobTemplate: Sendable, Hashable {
         self.segments = segments
     }
 
+    /// This template with each `{name}` that `known` does not accept turned back into the text it was: the command
+    /// line sends a body or a header as given, as curl sends `-d` and `-H`, and expands only its `--matrix` axes.
+    func literalizing(unless known: (String) -> Bool) -> JobTemplate {
+        JobTemplate(
+            text: text,
+            segments: segments.map { segment in
+                if case .parameter(let name) = segment, !known(name) { return .literal("{\(name)}") }
+                return segment
+            })
+    }
+
+    private init(text: String, segments: [Segment]) {
+        self.text = text
+        self.segments = segments
+    }
+
     /// The parameter names used, in order of first use.
     var parameters: [String] {
         var seen: Set<String> = []

@@ -181,19 +181,27 @@ extension JobSource {
         for header in self.headers {
             headers.append((header.name, try parse(header.value, "headers.\(header.name)")))
         }
-        let templates = Templates(
+        var templates = Templates(
             url: try parse(url, "url"), headers: headers, body: try body.map { text throws(JobSpecError) in
                 try parse(text, "body")
             })
         let known = Set(parameterNames)
+        if bracesOutsideMatrixAreText {
+            let isKnown = { (name: String) in known.contains(name) || self.isParentParameter(name) }
+            templates.headers = templates.headers.map { ($0.name, $0.value.literalizing(unless: isKnown)) }
+            templates.body = templates.body?.literalizing(unless: isKnown)
+        }
         for (name, template) in templates.all {
             for parameter in template.parameters where !known.contains(parameter) && !isParentParameter(parameter) {
                 let hint =
                     matrix.isEmpty
                     ? "this source has no matrix; define the axis under matrix:"
                     : "parameters here: \(parameterNames.joined(separator: ", "))"
-                throw JobSpecError(
-                    field: "\(field).\(name)", "'{\(parameter)}' names no matrix parameter", hint: hint)
+                var error = JobSpecError(
+                    code: .unknownParameter, field: "\(field).\(name)", "'{\(parameter)}' names no matrix parameter",
+                    hint: hint)
+                error.parameter = parameter
+                throw error
             }
         }
         // An axis no template uses would repeat the same request once per value: every item written N times.

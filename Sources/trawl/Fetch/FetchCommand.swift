@@ -336,6 +336,7 @@ struct Fetch: AsyncParsableCommand {
             matrix: axes)
         source.detectsPagination = detectsPagination
         source.detectsItems = detectsItems
+        source.bracesOutsideMatrixAreText = true
         if let graphQL = try graphQL.source() {
             source.use(graphQL)
             source.detectsPagination = false
@@ -350,6 +351,15 @@ struct Fetch: AsyncParsableCommand {
             }
         } catch let error as ValidationError {
             throw error
+        } catch let error as JobSpecError where error.code == .unknownParameter {
+            // Only the URL is checked (headers and the body are sent as given).
+            let name = error.parameter ?? "?"
+            let remedy =
+                axes.isEmpty
+                ? "give --matrix \(name)=VALUE,VALUE to fetch it once per value, or write the braces as %7B and %7D"
+                : "the --matrix axes are \(axes.map(\.name).joined(separator: ", ")); "
+                    + "write the braces as %7B and %7D for the text itself"
+            throw ValidationError("the URL's '{\(name)}' names no --matrix axis (\(remedy))")
         } catch {
             throw ValidationError("\(error)")
         }

@@ -167,6 +167,34 @@ struct FetchDetection {
         source.itemMember = "node"
     }
 
+    /// `query` with a space after each `{` that a name follows, outside its strings: a job file reads `nodes{id}`
+    /// as the template parameter `{id}`, and GraphQL reads `nodes{ id}` as the same selection.
+    static func spacedBraces(_ query: String) -> String {
+        var out = String.UnicodeScalarView()
+        var inString = false
+        var escaped = false
+        let scalars = Array(query.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            out.append(scalar)
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if scalar == "\\" {
+                    escaped = true
+                } else if scalar == "\"" {
+                    inString = false
+                }
+            } else if scalar == "\"" {
+                inString = true
+            } else if scalar == "{", index + 1 < scalars.count,
+                scalars[index + 1] == "_" || (scalars[index + 1].isASCII && scalars[index + 1].properties.isAlphabetic)
+            {
+                out.append(" ")
+            }
+        }
+        return String(out)
+    }
+
     /// The flags that pin a detected plan: `--paginate next:links.next --items data`.
     static func flags(_ settings: [PaginationDetection.Setting], items: JSONKeyPath?) -> [String] {
         let names = [
@@ -242,7 +270,7 @@ struct FetchDetection {
             // The body was a GraphQL query: a graphql: source sends it (POST, JSON) and takes the connection's
             // items as the walk did.
             lines.append("    graphql:")
-            lines.append("      query: \(quoted(query))")
+            lines.append("      query: \(quoted(Self.spacedBraces(query)))")
             if case .object(let variables)? = members["variables"], !variables.isEmpty {
                 let json = String(decoding: JSONValue.object(variables).json, as: UTF8.self)
                 lines.append("      variables: \(TerminalText.escapingC1(json))")
