@@ -75,12 +75,18 @@ struct BenchCLITests {
         }
     }
 
-    @Test func loopsDefaultToHalfTheCoresOnLoopbackAtMostFourAndAtMostTheConcurrency() async throws {
+    @Test func loopsDefaultToHalfTheCoresForPlainRequestsOnLoopback() async throws {
         try await TestServer.with { server in
             let url = server.url("/json/small")
             // The server is on this machine, so auto leaves it half the cores (BenchLoopsTests: the other cases).
             let auto = try await bench(["-n", "200", "-c", "8", url])
-            #expect(auto["loops"] as? Int == max(1, min(ProcessInfo.processInfo.activeProcessorCount / 2, 4, 8)))
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            #expect(auto["loops"] as? Int == max(1, min(cores / 2, 4, 8)))
+            // Paginated flows parse every page on the loops: one per core, loopback or not.
+            let flows = try await bench(
+                ["-n", "20", "-c", "8", "--items", "items", "--paginate", "page", "--total-pages", "total_pages",
+                 server.url("/paged/page?n=50&per_page=10")])
+            #expect(flows["loops"] as? Int == min(cores, 4, 8))
             #expect(auto["failed"] as? Int == 0)
             #expect(auto["requests"] as? Int == 200)
             let single = try await bench(["-n", "200", "-c", "1", url])

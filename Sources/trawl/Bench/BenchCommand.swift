@@ -169,8 +169,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "Engine loop threads, each with its own multi handle and connections: a number, or auto.",
         discussion: "auto (the default) uses one per core, at most 4 and at most -c, like wrk's -t: one loop "
-            + "thread is one core's worth of small requests; half the cores when every URL is on loopback (or the "
-            + "embedded server answers), as the server needs the rest."))
+            + "thread is one core's worth of small requests; without --items, half the cores when every URL is on "
+            + "loopback (or the embedded server answers), as the server needs the rest."))
     var loops: String = "auto"
 
     @Flag(help: "Print one JSON object instead of the table.")
@@ -229,7 +229,7 @@ struct Bench: AsyncParsableCommand {
         if let requests, requests < 1 { throw ValidationError("-n must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("-d must be positive") }
         if concurrency < 1 { throw ValidationError("-c must be at least 1") }
-        guard BenchLoops.count(loops, concurrency: concurrency, targets: urls) != nil else {
+        guard BenchLoops.count(loops, concurrency: concurrency, targets: urls, flows: items != nil) != nil else {
             throw ValidationError("--loops must be auto or a number from 1 to 64, not '\(loops)'")
         }
         if let warmup, !(warmup >= 0) || !warmup.isFinite {
@@ -309,7 +309,7 @@ struct Bench: AsyncParsableCommand {
         }
         var config = Client.Configuration()
         config.maxConcurrentTransfers = concurrency
-        config.loopThreads = BenchLoops.count(loops, concurrency: concurrency, targets: targets) ?? 1
+        config.loopThreads = BenchLoops.count(loops, concurrency: concurrency, targets: targets, flows: items != nil) ?? 1
         if http2 { config.httpVersion = .http2 }
         tls.apply(to: &config, environment: ProcessInfo.processInfo.environment)
         if let connectTimeout { config.timeouts.connect = .milliseconds(Int64(connectTimeout * 1000)) }
