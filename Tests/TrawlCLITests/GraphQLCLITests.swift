@@ -115,6 +115,19 @@ struct GraphQLCLITests {
             #expect(matrix.status == 0, "\(matrix.stderr)")
             let tags = server.requestLog.filter { $0.target.hasPrefix("/paged/") }.compactMap { $0.headers["x-tag"] }
             #expect(Set(tags) == ["3-{other}", "4-{other}"], "\(tags)")
+            // A mistake in a -H or -d template is said with that flag, not as the job-file field it became.
+            let unset = try await trawl(
+                ["fetch", server.url("/paged/page?n=3"), "--items", "items", "-H",
+                 "Authorization: Bearer ${TRAWL_TEST_NEVER_SET}"], in: workspace)
+            #expect(unset.status == 2, "\(unset.stderr)")
+            #expect(
+                unset.stderr.contains("-H 'Authorization: …': environment variable TRAWL_TEST_NEVER_SET is not set"),
+                "\(unset.stderr)")
+            let dollar = try await trawl(
+                ["fetch", server.url("/paged/page?n=3"), "--items", "items", "-d", #"{"a": "${"}"#], in: workspace)
+            #expect(dollar.status == 2, "\(dollar.stderr)")
+            #expect(dollar.stderr.contains(#"-d/--json: '${"' is not an environment variable reference"#), "\(dollar.stderr)")
+            #expect(!(unset.stderr + dollar.stderr).contains("sources[0]"), "\(unset.stderr)\(dollar.stderr)")
             // In the URL, a name that is no axis is a usage error in the command line's words.
             for (extra, remedy) in [
                 ([String](), "give --matrix foo=VALUE,VALUE"), (["--matrix", "n=3,4"], "the --matrix axes are n"),

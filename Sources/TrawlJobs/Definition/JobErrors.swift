@@ -43,6 +43,26 @@ public struct JobSpecError: Error, CustomStringConvertible, Sendable, Hashable {
     public var option: String?
     /// With `unknownParameter`: the name between the braces.
     public var parameter: String?
+    /// The part of a source's request the mistake is in (a template, or a header a variable made unsendable), for
+    /// a caller that names that part its own way: the command line says `-H`, `-d` and the URL.
+    public var part: RequestPart?
+
+    /// A part of a source's request.
+    public enum RequestPart: Sendable, Hashable {
+        case url
+        /// The header of this name.
+        case header(String)
+        case body
+
+        /// Its name under a source in a job file: `url`, `headers.NAME`, `body`.
+        var fieldName: String {
+            switch self {
+            case .url: "url"
+            case .header(let name): "headers.\(name)"
+            case .body: "body"
+            }
+        }
+    }
 
     public init(
         code: Code = .invalid, field: String? = nil, _ message: String, hint: String? = nil, option: String? = nil

@@ -120,35 +120,38 @@ extension JobSource {
         func request(method: HTTPMethod, parameters: [String: String], environment: [String: String], field: String)
             throws(JobSpecError) -> Request
         {
-            func expand(_ template: JobTemplate, _ name: String, url: Bool) throws(JobSpecError) -> String {
+            func expand(_ template: JobTemplate, _ part: JobSpecError.RequestPart) throws(JobSpecError) -> String {
                 do {
                     return try template.expand(
-                        parameters: parameters, environment: environment, encodingParameters: url)
+                        parameters: parameters, environment: environment, encodingParameters: part == .url)
                 } catch {
                     var error = error
-                    error.field = "\(field).\(name)"
+                    error.field = "\(field).\(part.fieldName)"
+                    error.part = part
                     throw error
                 }
             }
             var fields: [(String, String)] = []
             for header in headers {
-                let value = try expand(header.value, "headers.\(header.name)", url: false)
+                let value = try expand(header.value, .header(header.name))
                 // A variable or a parameter may bring in what the job file could not hold: refused before a request.
                 if let problem = HeaderCheck.problem(name: header.name, value: value) {
-                    throw JobSpecError(field: "\(field).headers.\(header.name)", problem)
+                    var error = JobSpecError(field: "\(field).headers.\(header.name)", problem)
+                    error.part = .header(header.name)
+                    throw error
                 }
                 fields.append((header.name, value))
             }
             let headers = HTTPHeaders(fields)
             var requestBody: RequestBody?
             if let body {
-                let text = try expand(body, "body", url: false)
+                let text = try expand(body, .body)
                 let first = text.first { !$0.isWhitespace }
                 let json = (first == "{" || first == "[") && headers["Content-Type"] == nil
                 requestBody = .string(text, contentType: json ? "application/json" : nil)
             }
             var request = Request(
-                url: try expand(url, "url", url: true), method: method, headers: headers, body: requestBody)
+                url: try expand(url, .url), method: method, headers: headers, body: requestBody)
             // A value that came from a secret is a credential whatever its header's name: it is stripped on the way
             // to another origin like Authorization; a body holding one is never sent there.
             for header in self.headers where !header.value.environmentNames.isEmpty {
@@ -168,22 +171,23 @@ extension JobSource {
 
     /// Parses the templates and checks that they name only defined parameters.
     func templates(field: String) throws(JobSpecError) -> Templates {
-        func parse(_ text: String, _ name: String) throws(JobSpecError) -> JobTemplate {
+        func parse(_ text: String, _ part: JobSpecError.RequestPart) throws(JobSpecError) -> JobTemplate {
             do {
                 return try JobTemplate(parsing: text)
             } catch {
                 var error = error
-                error.field = "\(field).\(name)"
+                error.field = "\(field).\(part.fieldName)"
+                error.part = part
                 throw error
             }
         }
         var headers: [(name: String, value: JobTemplate)] = []
         for header in self.headers {
-            headers.append((header.name, try parse(header.value, "headers.\(header.name)")))
+            headers.append((header.name, try parse(header.value, .header(header.name))))
         }
         var templates = Templates(
-            url: try parse(url, "url"), headers: headers, body: try body.map { text throws(JobSpecError) in
-                try parse(text, "body")
+            url: try parse(url, .url), headers: headers, body: try body.map { text throws(JobSpecError) in
+                try parse(text, .body)
             })
         let known = Set(parameterNames)
         if bracesOutsideMatrixAreText {
@@ -191,16 +195,20 @@ extension JobSource {
             templates.headers = templates.headers.map { ($0.name, $0.value.literalizing(unless: isKnown)) }
             templates.body = templates.body?.literalizing(unless: isKnown)
         }
-        for (name, template) in templates.all {
+        let parts: [(JobSpecError.RequestPart, JobTemplate)] =
+            [(.url, templates.url)] + templates.headers.map { (.header($0.name), $0.value) }
+            + (templates.body.map { [(.body, $0)] } ?? [])
+        for (part, template) in parts {
             for parameter in template.parameters where !known.contains(parameter) && !isParentParameter(parameter) {
                 let hint =
                     matrix.isEmpty
                     ? "this source has no matrix; define the axis under matrix:"
                     : "parameters here: \(parameterNames.joined(separator: ", "))"
                 var error = JobSpecError(
-                    code: .unknownParameter, field: "\(field).\(name)", "'{\(parameter)}' names no matrix parameter",
-                    hint: hint)
+                    code: .unknownParameter, field: "\(field).\(part.fieldName)",
+                    "'{\(parameter)}' names no matrix parameter", hint: hint)
                 error.parameter = parameter
+                error.part = part
                 throw error
             }
         }

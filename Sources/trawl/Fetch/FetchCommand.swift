@@ -360,6 +360,15 @@ struct Fetch: AsyncParsableCommand {
                 : "the --matrix axes are \(axes.map(\.name).joined(separator: ", ")); "
                     + "write the braces as %7B and %7D for the text itself"
             throw ValidationError("the URL's '{\(name)}' names no --matrix axis (\(remedy))")
+        } catch let error as JobSpecError where error.part != nil {
+            // Said with the flag that gave that part of the request, not the job-file field it became.
+            let place =
+                switch error.part {
+                case .header(let name): "-H '\(name): …'"
+                case .body: graphQL.query != nil ? "--graphql-query/--graphql-variables" : "-d/--json"
+                default: "the URL"
+                }
+            throw ValidationError("\(place): \(error.message)" + (error.hint.map { " (\($0))" } ?? ""))
         } catch {
             throw ValidationError("\(error)")
         }
