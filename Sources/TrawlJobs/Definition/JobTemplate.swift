@@ -6,7 +6,7 @@ import Trawl
 /// A `{` that is not followed by a name and `}` is literal text, so JSON bodies keep their braces:
 /// `{"q":"{org}"}` expands `{org}` only. (Write `{ login }` with spaces for a literal word in braces.) A `{name`
 /// running to the end of the text, or a `${` not followed by `NAME}`, is an error.
-struct JobTemplate: Sendable, Hashable {
+package struct JobTemplate: Sendable, Hashable {
     enum Segment: Sendable, Hashable {
         case literal(String)
         /// `org`, or `day.end` for an axis's extra binding.
@@ -132,7 +132,8 @@ struct JobTemplate: Sendable, Hashable {
         return out
     }
 
-    static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether a `{` followed by `scalar` may open a template parameter `{name}`.
+    package static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
     }
 

@@ -186,9 +186,7 @@ struct FetchDetection {
                 }
             } else if scalar == "\"" {
                 inString = true
-            } else if scalar == "{", index + 1 < scalars.count,
-                scalars[index + 1] == "_" || (scalars[index + 1].isASCII && scalars[index + 1].properties.isAlphabetic)
-            {
+            } else if scalar == "{", index + 1 < scalars.count, JobTemplate.isIdentifierStart(scalars[index + 1]) {
                 out.append(" ")
             }
         }
